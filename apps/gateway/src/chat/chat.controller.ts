@@ -1,0 +1,55 @@
+import { Body, Controller, Post, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AgentService } from '@nestclaw/agent';
+import { toErrorResponse } from '../errors/error-body';
+import { abortOnDisconnect } from '../http/abort-on-disconnect';
+import { SseStream } from '../http/sse-stream';
+import { parseBody } from '../http/zod-body.pipe';
+import { chatRequestSchema } from './chat.dto';
+
+@Controller('v1/chat')
+export class ChatController {
+  constructor(private readonly agent: AgentService) {}
+
+  /** JSON by default; SSE with `"stream": true` or `Accept: text/event-stream`. */
+  @Post()
+  async chat(@Body() body: unknown, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const dto = parseBody(chatRequestSchema, body);
+    const stream = dto.stream ?? (req.headers.accept ?? '').includes('text/event-stream');
+    const input = { message: dto.message, sessionId: dto.sessionId, agentId: dto.agentId, channel: stream ? 'sse' : 'http', endpointId: req.ip };
+    const controller = abortOnDisconnect(reply);
+    if (!stream) {
+      const result = await this.agent.run(input, { signal: controller.signal });
+      await reply.status(200).send({ sessionId: result.sessionId, reply: result.reply, usage: result.usage });
+      return;
+    }
+    // The event stream opens once the turn has started, so setup errors (404 session, …) stay plain JSON.
+    let sse: SseStream | undefined;
+    const open = () => (sse ??= (reply.hijack(), new SseStream(reply.raw)));
+    try {
+      await this.agent.run(input, {
+        signal: controller.signal,
+        stream: true,
+        onEvent: (e) => {
+          switch (e.type) {
+            case 'started':
+              return void open();
+            case 'token':
+              return open().event('token', { text: e.text });
+            case 'tool_call':
+              return open().event('tool_call', { id: e.id, name: e.name, input: e.input });
+            case 'tool_result':
+              return open().event('tool_result', { id: e.id, name: e.name, output: e.output, isError: e.isError });
+            case 'done':
+              return open().event('done', { sessionId: e.sessionId, reply: e.reply, usage: e.usage });
+          }
+        },
+      });
+    } catch (e) {
+      if (!sse) throw e;
+      sse.event('error', toErrorResponse(e).body.error);
+    } finally {
+      sse?.end();
+    }
+  }
+}

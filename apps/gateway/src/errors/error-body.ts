@@ -1,0 +1,45 @@
+import { HttpException, Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { ErrorCode, isNestclawError } from '@nestclaw/common';
+import { statusFor } from './error-status';
+
+export interface ErrorBody {
+  error: { code: string; message: string; errorId?: string };
+}
+
+const logger = new Logger('Errors');
+
+const HTTP_CODES: Record<number, ErrorCode> = {
+  400: 'invalid_request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  413: 'payload_too_large',
+  415: 'invalid_request',
+  429: 'rate_limited',
+};
+
+/** Maps anything thrown to a status and the `{ error: { code, message } }` body. */
+export function toErrorResponse(e: unknown): { status: number; body: ErrorBody } {
+  if (isNestclawError(e)) return { status: statusFor(e.code), body: { error: { code: e.code, message: e.message } } };
+  if (e instanceof HttpException) {
+    const status = e.getStatus();
+    const code = HTTP_CODES[status] ?? (status >= 500 ? 'internal' : 'invalid_request');
+    const message = status === 404 ? 'No such route' : e.message;
+    return { status, body: { error: { code, message } } };
+  }
+  // Fastify's own errors (body too large, bad JSON, wrong content type) carry a statusCode.
+  const fastify = e as { statusCode?: number; code?: string; message?: string };
+  if (typeof fastify.statusCode === 'number' && fastify.statusCode < 500) {
+    const status = fastify.statusCode;
+    const code = HTTP_CODES[status] ?? 'invalid_request';
+    let message = fastify.message ?? 'bad request';
+    if (fastify.code === 'FST_ERR_CTP_BODY_TOO_LARGE') message = 'Request body is larger than server.body_limit';
+    if (fastify.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || e instanceof SyntaxError) message = `Body is not valid JSON: ${fastify.message}`;
+    if (fastify.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') message = 'Unsupported Content-Type; send application/json';
+    return { status, body: { error: { code, message } } };
+  }
+  const errorId = randomUUID();
+  logger.error(`unhandled error ${errorId}: ${(e as Error)?.stack ?? String(e)}`);
+  return { status: 500, body: { error: { code: 'internal', message: 'Internal error; see the server log for this errorId', errorId } } };
+}

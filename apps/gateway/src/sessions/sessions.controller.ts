@@ -1,0 +1,41 @@
+import { Controller, Get, Param, Query } from '@nestjs/common';
+import { z } from 'zod';
+import { NestclawError } from '@nestclaw/common';
+import { SESSION_ID_PATTERN, SessionRepository } from '@nestclaw/agent';
+
+const listQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+  before: z.iso.datetime({ offset: true }).optional(),
+});
+const messagesQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(1000).default(200),
+  after: z.coerce.number().int().min(0).default(0),
+});
+
+function parseQuery<S extends z.ZodType>(schema: S, q: unknown): z.output<S> {
+  const r = schema.safeParse(q ?? {});
+  if (!r.success) throw new NestclawError('invalid_request', `Invalid query: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  return r.data;
+}
+
+@Controller('v1/sessions')
+export class SessionsController {
+  constructor(private readonly sessions: SessionRepository) {}
+
+  /** Most recently active first; page with `?before=<updatedAt of the last one>`. */
+  @Get()
+  async list(@Query() query: unknown) {
+    const q = parseQuery(listQuery, query);
+    return { sessions: await this.sessions.listRecent(q.limit, q.before ? new Date(q.before) : undefined) };
+  }
+
+  /** The full transcript in order, including tool calls and results; page with `?after=<seq>`. */
+  @Get(':sessionId/messages')
+  async messages(@Param('sessionId') sessionId: string, @Query() query: unknown) {
+    const q = parseQuery(messagesQuery, query);
+    if (!SESSION_ID_PATTERN.test(sessionId) || !(await this.sessions.exists(sessionId))) {
+      throw new NestclawError('session_not_found', `Session "${sessionId}" does not exist`);
+    }
+    return { sessionId, messages: await this.sessions.listMessages(sessionId, q.after, q.limit) };
+  }
+}

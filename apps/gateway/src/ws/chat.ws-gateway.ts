@@ -1,0 +1,108 @@
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocket, WebSocketServer } from 'ws';
+import { NestclawError } from '@nestclaw/common';
+import { AgentService } from '@nestclaw/agent';
+import { ApiTokenService } from '@nestclaw/security';
+import { bearerToken } from '../auth/bearer-token';
+import { toErrorResponse } from '../errors/error-body';
+import { clientFrameSchema } from './ws-frames';
+
+/**
+ * `GET /ws`: authenticated at the HTTP upgrade (401 before any frame), then JSON frames:
+ * chat/cancel in; started/token/tool_call/tool_result/done/error out. Several chats may run on one
+ * socket; closing the socket cancels them.
+ */
+@Injectable()
+export class ChatWsGateway implements OnApplicationShutdown {
+  private readonly logger = new Logger('WebSocket');
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 1 << 20 });
+
+  constructor(
+    private readonly agent: AgentService,
+    private readonly tokens: ApiTokenService,
+  ) {}
+
+  attach(server: Server, maxPayload: number): void {
+    this.wss.options.maxPayload = maxPayload;
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      const path = (req.url ?? '').split('?')[0];
+      if (path !== '/ws') return reject(socket, 404, 'not_found', 'No WebSocket endpoint here; use /ws');
+      if (!this.tokens.verify(bearerToken(req, true))) {
+        return reject(socket, 401, 'unauthorized', 'Missing or invalid token: send "Authorization: Bearer <token>" or ?token=');
+      }
+      this.wss.handleUpgrade(req, socket, head, (ws) => this.serve(ws, req));
+    });
+  }
+
+  private serve(ws: WebSocket, req: IncomingMessage): void {
+    const running = new Map<string, AbortController>();
+    const send = (frame: Record<string, unknown>) => {
+      if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(frame));
+    };
+    ws.on('close', () => running.forEach((c) => c.abort()));
+    ws.on('message', (data, isBinary) => {
+      let frame;
+      try {
+        if (isBinary) throw new Error('binary frames are not supported');
+        frame = clientFrameSchema.parse(JSON.parse(data.toString()));
+      } catch (e) {
+        const why = e instanceof SyntaxError ? 'frame is not valid JSON' : (e as Error).message;
+        return send({ type: 'error', id: null, code: 'invalid_request', message: `Bad frame: ${why}` });
+      }
+      if (frame.type === 'cancel') {
+        running.get(frame.id)?.abort();
+        return;
+      }
+      if (running.has(frame.id)) return send({ type: 'error', id: frame.id, code: 'invalid_request', message: `A chat with id "${frame.id}" is already running` });
+      const controller = new AbortController();
+      running.set(frame.id, controller);
+      const id = frame.id;
+      void (async () => {
+        try {
+          await this.agent.run(
+            { message: frame.message, sessionId: frame.sessionId, agentId: frame.agentId, channel: 'ws', endpointId: req.socket.remoteAddress },
+            {
+              signal: controller.signal,
+              stream: true,
+              onEvent: (e) => {
+                switch (e.type) {
+                  case 'started':
+                    return send({ type: 'started', id, sessionId: e.sessionId });
+                  case 'token':
+                    return send({ type: 'token', id, text: e.text });
+                  case 'tool_call':
+                    return send({ type: 'tool_call', id, callId: e.id, name: e.name, input: e.input });
+                  case 'tool_result':
+                    return send({ type: 'tool_result', id, callId: e.id, name: e.name, output: e.output, isError: e.isError });
+                  case 'done':
+                    return send({ type: 'done', id, sessionId: e.sessionId, reply: e.reply, usage: e.usage });
+                }
+              },
+            },
+          );
+        } catch (e) {
+          const err = controller.signal.aborted && !(e instanceof NestclawError) ? new NestclawError('cancelled', 'Cancelled') : e;
+          const { error } = toErrorResponse(err).body;
+          send({ type: 'error', id, code: error.code, message: error.message });
+        } finally {
+          running.delete(id);
+        }
+      })();
+    });
+  }
+
+  onApplicationShutdown(): void {
+    for (const client of this.wss.clients) client.close(1001, 'server shutting down');
+    this.wss.close();
+    this.logger.debug('closed');
+  }
+}
+
+function reject(socket: Duplex, status: number, code: string, message: string): void {
+  const body = JSON.stringify({ error: { code, message } });
+  socket.end(
+    `HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : 'Not Found'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}

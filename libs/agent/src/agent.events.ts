@@ -1,0 +1,17 @@
+/** What a running turn reports to its transport (SSE, WebSocket, channel). */
+
+export interface TurnUsage {
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+}
+
+export type AgentEvent =
+  /** The user message is committed and the model is about to be called. */
+  | { type: 'started'; sessionId: string; turnId: string }
+  | { type: 'token'; text: string }
+  | { type: 'tool_call'; id: string; name: string; input: unknown }
+  | { type: 'tool_result'; id: string; name: string; output: string; isError: boolean }
+  | { type: 'done'; sessionId: string; turnId: string; reply: string; usage: TurnUsage; interrupted: boolean };
+
+export type DoneEvent = Extract<AgentEvent, { type: 'done' }>;

@@ -1,0 +1,3 @@
+export * from './nestclaw.error';
+export * from './package-root';
+export * from './duration';

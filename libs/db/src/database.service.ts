@@ -1,0 +1,129 @@
+import { Logger, OnApplicationShutdown } from '@nestjs/common';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { join } from 'node:path';
+import { Pool, PoolClient } from 'pg';
+import { NestclawError, packageRoot } from '@nestclaw/common';
+import type { ConfigService } from '@nestclaw/config';
+import { startEmbeddedPostgres, EmbeddedPostgres } from './embedded/embedded-postgres';
+import { MigrationReport, pendingMigrations, runMigrations } from './migrations/migration.runner';
+import { PrismaClient } from './generated/prisma/client';
+
+const CONNECTION_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08006', '08001', '08003', '08004']);
+
+/** Maps "cannot reach the database" failures to a 503-class error; other errors pass through. */
+export function asDatabaseError(e: unknown): unknown {
+  const err = e as { code?: string; message?: string };
+  if (
+    (err?.code && CONNECTION_ERRORS.has(err.code)) ||
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(err?.message ?? '')
+  ) {
+    return new NestclawError('database_unavailable', 'The database is not reachable; check that PostgreSQL is running (nestclaw doctor)');
+  }
+  return e;
+}
+
+export function migrationsDir(): string {
+  return join(packageRoot(), 'prisma', 'migrations');
+}
+
+export interface DatabaseOptions {
+  /** Apply pending migrations while connecting (the gateway does; `doctor` does not). */
+  migrate: boolean;
+}
+
+/**
+ * One pg pool shared by raw SQL (hot paths) and Prisma (everything else), so the embedded server's
+ * connection cap is never exceeded by two pools.
+ */
+export class DatabaseService implements OnApplicationShutdown {
+  private static readonly logger = new Logger('Database');
+
+  private constructor(
+    readonly pool: Pool,
+    readonly prisma: PrismaClient,
+    readonly url: string,
+    readonly embedded: EmbeddedPostgres | undefined,
+    readonly migrations: MigrationReport | undefined,
+  ) {}
+
+  static async connect(config: ConfigService, options: DatabaseOptions): Promise<DatabaseService> {
+    const log = (line: string) => DatabaseService.logger.log(line);
+    const { database } = config.get();
+    let embedded: EmbeddedPostgres | undefined;
+    let url = database.url;
+    if (!url) {
+      embedded = await startEmbeddedPostgres(config.home, log);
+      url = embedded.url;
+    }
+    const pool = new Pool({
+      connectionString: url,
+      max: embedded ? Math.min(database.pool_size, 6) : database.pool_size,
+      connectionTimeoutMillis: 3000,
+      idleTimeoutMillis: 30_000,
+    });
+    // An idle client losing its server must not crash the process; queries report it instead.
+    pool.on('error', (e) => DatabaseService.logger.warn(`idle database connection lost: ${e.message}`));
+    let report: MigrationReport | undefined;
+    try {
+      if (options.migrate) {
+        report = await runMigrations(pool, migrationsDir(), log);
+        if (report.applied.length) log(`applied ${report.applied.length} migration(s)`);
+      }
+    } catch (e) {
+      await pool.end().catch(() => undefined);
+      await embedded?.stop().catch(() => undefined);
+      const mapped = asDatabaseError(e);
+      if (mapped instanceof NestclawError) {
+        throw new NestclawError('database_unavailable', `Cannot connect to the database at ${redactUrl(url)}: ${(e as Error).message}. Start PostgreSQL or unset DATABASE_URL to use the embedded one.`);
+      }
+      throw e;
+    }
+    const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+    return new DatabaseService(pool, prisma, url, embedded, report);
+  }
+
+  /** Runs `fn` in one transaction on one client; network calls never belong inside. */
+  async transaction<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect().catch((e: unknown) => {
+      throw asDatabaseError(e);
+    });
+    try {
+      await client.query('BEGIN');
+      const result = await fn(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (e) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw asDatabaseError(e);
+    } finally {
+      client.release();
+    }
+  }
+
+  async ping(timeoutMs = 1500): Promise<{ ok: boolean; latencyMs: number; error?: string }> {
+    const start = performance.now();
+    try {
+      await Promise.race([
+        this.pool.query('SELECT 1'),
+        new Promise((_, reject) => setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs).unref()),
+      ]);
+      return { ok: true, latencyMs: performance.now() - start };
+    } catch (e) {
+      return { ok: false, latencyMs: performance.now() - start, error: (e as Error).message };
+    }
+  }
+
+  pendingMigrations(): Promise<string[]> {
+    return pendingMigrations(this.pool, migrationsDir());
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.prisma.$disconnect().catch(() => undefined);
+    await this.pool.end().catch(() => undefined);
+    if (this.embedded?.owned) await this.embedded.stop().catch(() => undefined);
+  }
+}
+
+export function redactUrl(url: string): string {
+  return url.replace(/\/\/([^:/@]+):([^@]+)@/, '//$1:***@');
+}

@@ -1,0 +1,7 @@
+export * from './database.service';
+export * from './db.module';
+export { runMigrations, listMigrations } from './migrations/migration.runner';
+export type { MigrationReport } from './migrations/migration.runner';
+export { startEmbeddedPostgres } from './embedded/embedded-postgres';
+export { Prisma } from './generated/prisma/client';
+export type { PrismaClient } from './generated/prisma/client';

@@ -1,0 +1,2 @@
+export * from './doctor.service';
+export * from './doctor.module';

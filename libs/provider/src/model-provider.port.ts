@@ -1,0 +1,65 @@
+/** The provider-neutral chat model every backend adapter speaks. */
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** Raw JSON text as the model produced it; parsed (and validated) by the tool layer. */
+  arguments: string;
+}
+
+export type ChatMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
+  | { role: 'tool'; content: string; toolCallId: string; name?: string };
+
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  /** JSON Schema of the input object. */
+  parameters: Record<string, unknown>;
+}
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  /** Part of inputTokens served from the provider's prompt cache, where reported. */
+  cachedInputTokens: number;
+}
+
+export interface ChatRequest {
+  messages: ChatMessage[];
+  tools?: ToolDefinition[];
+  temperature?: number;
+  maxTokens?: number;
+  signal?: AbortSignal;
+}
+
+export type FinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'other';
+
+export interface ChatResponse {
+  content: string;
+  toolCalls: ToolCall[];
+  usage: Usage;
+  finishReason: FinishReason;
+  /** The backend's model id (e.g. "gpt-4o-mini"). */
+  model: string;
+}
+
+export type ChatStreamEvent =
+  | { type: 'text'; text: string }
+  /** Emitted once a tool call is complete (name and full arguments). */
+  | { type: 'tool_call'; call: ToolCall }
+  | { type: 'done'; response: ChatResponse };
+
+/** Port implemented by every backend (OpenAI-compatible, Anthropic, Gemini, Ollama, …). */
+export interface ModelProvider {
+  /** Backend kind, e.g. "openai-compatible". */
+  readonly kind: string;
+  /** Backend model id sent on the wire. */
+  readonly model: string;
+  chat(request: ChatRequest): Promise<ChatResponse>;
+  chatStream(request: ChatRequest): AsyncIterable<ChatStreamEvent>;
+}
+
+export const emptyUsage = (): Usage => ({ inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 });

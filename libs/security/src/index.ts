@@ -1,0 +1,2 @@
+export * from './api-token.service';
+export * from './security.module';

@@ -1,0 +1,3 @@
+export * from './tool.port';
+export * from './tool.registry';
+export * from './tool.module';

@@ -1,0 +1,77 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { startGateway, RunningGateway } from '../../apps/gateway/src/bootstrap';
+import { FakeOpenAiServer } from '../fixtures/fake-openai.server';
+import { createTestDatabase, TestDatabase } from './test-database';
+
+export const TEST_TOKEN = 'test-token-0123456789';
+
+export interface Harness {
+  gateway: RunningGateway;
+  llm: FakeOpenAiServer;
+  db: TestDatabase;
+  home: string;
+  env: NodeJS.ProcessEnv;
+  /** fetch against the gateway with the bearer token. */
+  api(path: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  /** Extra config.yaml content (merged over the defaults below). */
+  config?: Record<string, unknown>;
+  env?: NodeJS.ProcessEnv;
+  /** Force the embedded database even when a server is available. */
+  embedded?: boolean;
+}
+
+/** Starts the real gateway (same bootstrap as main.ts) on 127.0.0.1:0 against a fake LLM. */
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const llm = new FakeOpenAiServer();
+  await llm.start();
+  const db = options.embedded ? { url: undefined, drop: async () => undefined } : await createTestDatabase();
+  const home = mkdtempSync(join(tmpdir(), 'nestclaw-test-'));
+  const config = {
+    models: { fake: { provider: 'openai-compatible', base_url: llm.url, api_key: 'sk-test', model: 'fake-model', price: { input: 1, output: 2 } } },
+    ...options.config,
+  };
+  writeFileSync(join(home, 'config.yaml'), stringify(config));
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    NESTCLAW_HOME: home,
+    NESTCLAW_TOKEN: TEST_TOKEN,
+    ...(db.url ? { DATABASE_URL: db.url } : {}),
+    ...options.env,
+  };
+  const start = () => startGateway({ env, port: 0, logLevels: ['error'], watchConfig: false });
+  const harness: Harness = {
+    gateway: await start(),
+    llm,
+    db,
+    home,
+    env,
+    api: (path, init = {}) => {
+      const { json, ...rest } = init;
+      return fetch(`${harness.gateway.url}${path}`, {
+        ...rest,
+        method: rest.method ?? (json !== undefined ? 'POST' : 'GET'),
+        headers: { authorization: `Bearer ${TEST_TOKEN}`, ...(json !== undefined ? { 'content-type': 'application/json' } : {}), ...(rest.headers ?? {}) },
+        body: json !== undefined ? JSON.stringify(json) : rest.body,
+      });
+    },
+    restart: async () => {
+      await harness.gateway.close();
+      harness.gateway = await start();
+    },
+    stop: async () => {
+      await harness.gateway.close();
+      await llm.stop();
+      await db.drop();
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+  return harness;
+}

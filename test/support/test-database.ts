@@ -1,0 +1,33 @@
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+
+export interface TestDatabase {
+  /** DATABASE_URL for the app, or undefined when the embedded database is used. */
+  url: string | undefined;
+  drop(): Promise<void>;
+}
+
+/** True when the suite runs against a real PostgreSQL server (see global-setup.ts). */
+export const realPostgresAvailable = () => !!process.env.NESTCLAW_TEST_PG_ADMIN_URL;
+
+/** A fresh, uniquely named database on the real server; or "use the embedded one". */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const admin = process.env.NESTCLAW_TEST_PG_ADMIN_URL;
+  if (!admin) return { url: undefined, drop: async () => undefined };
+  const name = `nestclaw_test_${randomBytes(6).toString('hex')}`;
+  const client = new Client({ connectionString: admin });
+  await client.connect();
+  await client.query(`CREATE DATABASE ${name}`);
+  await client.end();
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new Client({ connectionString: admin });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
+      await c.end();
+    },
+  };
+}
