@@ -11,7 +11,11 @@ describe('POST /v1/chat', () => {
   it('answers a JSON chat turn and reports usage and cost', async () => {
     const res = await h.api('/v1/chat', { json: { message: 'hello there' } });
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { sessionId: string; reply: string; usage: { inputTokens: number; outputTokens: number; costUsd: number } };
+    const body = (await res.json()) as {
+      sessionId: string;
+      reply: string;
+      usage: { inputTokens: number; outputTokens: number; costUsd: number };
+    };
     expect(body.reply).toBe('echo: hello there');
     expect(body.sessionId).toMatch(/^[0-9a-f-]{36}$/);
     expect(body.usage.inputTokens).toBeGreaterThan(0);
@@ -57,7 +61,9 @@ describe('POST /v1/chat', () => {
   });
 
   it('runs a tool call round trip through the agent loop', async () => {
-    const res = await h.api('/v1/chat', { json: { message: 'what time is it? [tool:current_time {"timezone":"Asia/Shanghai"}]', stream: true } });
+    const res = await h.api('/v1/chat', {
+      json: { message: 'what time is it? [tool:current_time {"timezone":"Asia/Shanghai"}]', stream: true },
+    });
     const events = await readSse(res);
     const names = events.map((e) => e.event);
     expect(names).toEqual(expect.arrayContaining(['tool_call', 'tool_result', 'done']));
@@ -79,10 +85,14 @@ describe('POST /v1/chat', () => {
     const { sessionId } = (await (await h.api('/v1/chat', { json: { message: 'start' } })).json()) as { sessionId: string };
     h.llm.tokenDelayMs = 0;
     const replies = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => h.api('/v1/chat', { json: { message: `m${i}`, sessionId } }).then((r) => r.json() as Promise<{ reply: string }>)),
+      Array.from({ length: 20 }, (_, i) =>
+        h.api('/v1/chat', { json: { message: `m${i}`, sessionId } }).then((r) => r.json() as Promise<{ reply: string }>),
+      ),
     );
     expect(replies.map((r) => r.reply)).toEqual(Array.from({ length: 20 }, (_, i) => `echo: m${i}`));
-    const { messages } = (await (await h.api(`/v1/sessions/${sessionId}/messages?limit=1000`)).json()) as { messages: { role: string; content: string }[] };
+    const { messages } = (await (await h.api(`/v1/sessions/${sessionId}/messages?limit=1000`)).json()) as {
+      messages: { role: string; content: string }[];
+    };
     const users = messages.filter((m) => m.role === 'user').map((m) => m.content);
     expect(users).toEqual(['start', ...Array.from({ length: 20 }, (_, i) => `m${i}`)]);
     // each user message is directly followed by its own answer

@@ -35,7 +35,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const db = options.embedded ? { url: undefined, drop: async () => undefined } : await createTestDatabase();
   const home = mkdtempSync(join(tmpdir(), 'nestclaw-test-'));
   const config = {
-    models: { fake: { provider: 'openai-compatible', base_url: llm.url, api_key: 'sk-test', model: 'fake-model', price: { input: 1, output: 2 } } },
+    models: {
+      fake: { provider: 'openai-compatible', base_url: llm.url, api_key: 'sk-test', model: 'fake-model', price: { input: 1, output: 2 } },
+    },
     ...options.config,
   };
   writeFileSync(join(home, 'config.yaml'), stringify(config));
@@ -58,7 +60,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       return fetch(`${harness.gateway.url}${path}`, {
         ...rest,
         method: rest.method ?? (json !== undefined ? 'POST' : 'GET'),
-        headers: { authorization: `Bearer ${TEST_TOKEN}`, ...(json !== undefined ? { 'content-type': 'application/json' } : {}), ...(rest.headers ?? {}) },
+        headers: {
+          authorization: `Bearer ${TEST_TOKEN}`,
+          ...(json !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...(rest.headers ?? {}),
+        },
         body: json !== undefined ? JSON.stringify(json) : rest.body,
       });
     },

@@ -38,10 +38,14 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const logLevels = options.logLevels ?? LEVELS.slice(0, LEVELS.indexOf(config.log.level) + 1);
 
   const adapter = new FastifyAdapter({ bodyLimit: config.server.body_limit, trustProxy: false });
-  const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.forRoot({ path: configPath, env, watch: options.watchConfig }), adapter, {
-    logger: logLevels,
-    bufferLogs: false,
-  });
+  const app = await NestFactory.create<NestFastifyApplication>(
+    GatewayModule.forRoot({ path: configPath, env, watch: options.watchConfig }),
+    adapter,
+    {
+      logger: logLevels,
+      bufferLogs: false,
+    },
+  );
   app.enableShutdownHooks();
   const fastify = app.getHttpAdapter().getInstance();
   // Errors raised by Fastify itself (oversized or malformed bodies) get the same JSON shape.

@@ -21,11 +21,7 @@ export class GatewayModule {
       module: GatewayModule,
       imports: [ConfigModule.forRoot(config), DbModule.forRoot({ migrate: true }), SecurityModule, AgentModule, DoctorModule],
       controllers: [ChatController, ChatCompletionsController, SessionsController, HealthController],
-      providers: [
-        { provide: APP_GUARD, useClass: BearerAuthGuard },
-        { provide: APP_FILTER, useClass: AllExceptionsFilter },
-        ChatWsGateway,
-      ],
+      providers: [{ provide: APP_GUARD, useClass: BearerAuthGuard }, { provide: APP_FILTER, useClass: AllExceptionsFilter }, ChatWsGateway],
     };
   }
 }

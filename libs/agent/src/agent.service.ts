@@ -2,7 +2,15 @@ import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { NestclawError } from '@nestclaw/common';
 import { AgentConfig, ConfigService } from '@nestclaw/config';
-import { ChatMessage, ChatResponse, LlmCallRecord, ProviderChainError, ReliableProvider, ToolCall, providerNotConfigured } from '@nestclaw/provider';
+import {
+  ChatMessage,
+  ChatResponse,
+  LlmCallRecord,
+  ProviderChainError,
+  ReliableProvider,
+  ToolCall,
+  providerNotConfigured,
+} from '@nestclaw/provider';
 import { ToolRegistry } from '@nestclaw/tool';
 import { AgentEvent, TurnUsage } from './agent.events';
 import { KeyedQueue } from './session/keyed-queue';
@@ -69,7 +77,10 @@ export class AgentService implements OnApplicationBootstrap {
   agentConfig(agentId: string): AgentConfig {
     const agent = this.config.get().agents[agentId];
     if (!agent) {
-      throw new NestclawError('invalid_request', `Unknown agentId "${agentId}"; configured agents: ${Object.keys(this.config.get().agents).join(', ')}`);
+      throw new NestclawError(
+        'invalid_request',
+        `Unknown agentId "${agentId}"; configured agents: ${Object.keys(this.config.get().agents).join(', ')}`,
+      );
     }
     return agent;
   }
@@ -84,7 +95,11 @@ export class AgentService implements OnApplicationBootstrap {
     return this.queue.run(sessionId, () => this.runTurn({ ...input, sessionId, agentId, createSession: create }, agent, options));
   }
 
-  private async runTurn(input: TurnInput & { sessionId: string; agentId: string }, agent: AgentConfig, options: TurnOptions): Promise<TurnResult> {
+  private async runTurn(
+    input: TurnInput & { sessionId: string; agentId: string },
+    agent: AgentConfig,
+    options: TurnOptions,
+  ): Promise<TurnResult> {
     const { sessionId } = input;
     if (options.signal?.aborted) throw new NestclawError('cancelled', 'The request was cancelled before it started');
     const turnId = randomUUID();
@@ -109,7 +124,13 @@ export class AgentService implements OnApplicationBootstrap {
     const emit = options.onEvent ?? (() => undefined);
     emit({ type: 'started', sessionId, turnId });
     const close = (status: 'ok' | 'interrupted' | 'error', reply: string, extra: NewMessage[], calls: LlmCallRecord[]) =>
-      this.sessions.recordProgress({ sessionId, turnId, messages: extra, calls, close: { status, reply, channel: input.channel, endpointId: input.endpointId } });
+      this.sessions.recordProgress({
+        sessionId,
+        turnId,
+        messages: extra,
+        calls,
+        close: { status, reply, channel: input.channel, endpointId: input.endpointId },
+      });
 
     let partial = '';
     try {
@@ -135,7 +156,14 @@ export class AgentService implements OnApplicationBootstrap {
           emit({ type: 'done', sessionId, turnId, reply, usage, interrupted: false });
           return { sessionId, turnId, reply, usage, interrupted: false };
         }
-        const step = await this.runTools(response.content, response.toolCalls, { sessionId, turnId, agentId: input.agentId }, sessionAgent, options.signal, emit);
+        const step = await this.runTools(
+          response.content,
+          response.toolCalls,
+          { sessionId, turnId, agentId: input.agentId },
+          sessionAgent,
+          options.signal,
+          emit,
+        );
         messages.push(...step.prompt);
         await this.sessions.recordProgress({ sessionId, turnId, messages: step.stored, calls });
       }
@@ -143,7 +171,8 @@ export class AgentService implements OnApplicationBootstrap {
       const calls = e instanceof ProviderChainError ? e.calls : [];
       allCalls.push(...calls);
       const text = e instanceof ProviderChainError && e.partialText ? e.partialText : partial;
-      const cancelled = options.signal?.aborted || (e instanceof NestclawError && (e.code === 'cancelled' || e.code === 'stream_interrupted'));
+      const cancelled =
+        options.signal?.aborted || (e instanceof NestclawError && (e.code === 'cancelled' || e.code === 'stream_interrupted'));
       const kept: NewMessage[] = text ? [{ role: 'assistant', content: text, status: 'interrupted' }] : [];
       await close(cancelled ? 'interrupted' : 'error', text, kept, calls).catch((dbErr: unknown) =>
         this.logger.error(`could not close turn ${turnId}: ${(dbErr as Error).message}`),
@@ -185,7 +214,13 @@ export class AgentService implements OnApplicationBootstrap {
       const result = await this.tools.execute(call.name, call.arguments, ctx, agent.tools, signal ?? new AbortController().signal);
       emit({ type: 'tool_result', id: call.id, name: call.name, output: result.output, isError: result.isError });
       prompt.push({ role: 'tool', content: result.output, toolCallId: call.id, name: call.name });
-      stored.push({ role: 'tool', content: result.output, toolCallId: call.id, toolName: call.name, status: result.isError ? 'error' : 'ok' });
+      stored.push({
+        role: 'tool',
+        content: result.output,
+        toolCallId: call.id,
+        toolName: call.name,
+        status: result.isError ? 'error' : 'ok',
+      });
     }
     return { prompt, stored };
   }

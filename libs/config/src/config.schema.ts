@@ -1,16 +1,14 @@
 import { z } from 'zod';
 import { parseDuration } from '@nestclaw/common';
 
-const duration = z
-  .union([z.string(), z.number()])
-  .transform((v, ctx) => {
-    try {
-      return parseDuration(v);
-    } catch (e) {
-      ctx.addIssue({ code: 'custom', message: (e as Error).message });
-      return z.NEVER;
-    }
-  });
+const duration = z.union([z.string(), z.number()]).transform((v, ctx) => {
+  try {
+    return parseDuration(v);
+  } catch (e) {
+    ctx.addIssue({ code: 'custom', message: (e as Error).message });
+    return z.NEVER;
+  }
+});
 
 /** USD per 1M tokens. */
 const priceSchema = z.object({
@@ -63,9 +61,7 @@ export const configSchema = z.object({
   agents: z.record(z.string(), agentSchema).prefault({ default: {} }),
   prompts: z
     .object({
-      system: z
-        .string()
-        .default('You are nestclaw, a helpful personal assistant. Answer concisely. Use tools only when they help.'),
+      system: z.string().default('You are nestclaw, a helpful personal assistant. Answer concisely. Use tools only when they help.'),
     })
     .prefault({}),
   log: z.object({ level: z.enum(['error', 'warn', 'log', 'debug', 'verbose']).default('log') }).prefault({}),

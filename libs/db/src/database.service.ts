@@ -8,7 +8,20 @@ import { startEmbeddedPostgres, EmbeddedPostgres } from './embedded/embedded-pos
 import { MigrationReport, pendingMigrations, runMigrations } from './migrations/migration.runner';
 import { PrismaClient } from './generated/prisma/client';
 
-const CONNECTION_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08006', '08001', '08003', '08004']);
+const CONNECTION_ERRORS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'ETIMEDOUT',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08006',
+  '08001',
+  '08003',
+  '08004',
+]);
 
 /** Maps "cannot reach the database" failures to a 503-class error; other errors pass through. */
 export function asDatabaseError(e: unknown): unknown {
@@ -74,7 +87,10 @@ export class DatabaseService implements OnApplicationShutdown {
       await embedded?.stop().catch(() => undefined);
       const mapped = asDatabaseError(e);
       if (mapped instanceof NestclawError) {
-        throw new NestclawError('database_unavailable', `Cannot connect to the database at ${redactUrl(url)}: ${(e as Error).message}. Start PostgreSQL or unset DATABASE_URL to use the embedded one.`);
+        throw new NestclawError(
+          'database_unavailable',
+          `Cannot connect to the database at ${redactUrl(url)}: ${(e as Error).message}. Start PostgreSQL or unset DATABASE_URL to use the embedded one.`,
+        );
       }
       throw e;
     }

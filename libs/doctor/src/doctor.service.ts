@@ -50,7 +50,14 @@ export class DoctorService {
     const ping = await this.db.ping();
     const where = this.db.embedded ? `embedded PostgreSQL in ${join(this.config.home, 'pgdata')}` : redactUrl(this.db.url);
     if (!ping.ok) {
-      return [{ name: 'database', status: 'fail', message: `${where}: ${ping.error}`, fix: 'start PostgreSQL or unset DATABASE_URL to use the embedded database' }];
+      return [
+        {
+          name: 'database',
+          status: 'fail',
+          message: `${where}: ${ping.error}`,
+          fix: 'start PostgreSQL or unset DATABASE_URL to use the embedded database',
+        },
+      ];
     }
     const checks: DoctorCheck[] = [{ name: 'database', status: 'ok', message: `${where} answered in ${ping.latencyMs.toFixed(1)} ms` }];
     const pending = await this.db.pendingMigrations();
@@ -66,7 +73,12 @@ export class DoctorService {
     const models = this.providers.all();
     const checks: DoctorCheck[] = this.providers
       .misconfigured()
-      .map((b) => ({ name: `model ${b.name}`, status: 'fail' as const, message: b.error, fix: `fix models.${b.name} in ${this.config.path}` }));
+      .map((b) => ({
+        name: `model ${b.name}`,
+        status: 'fail' as const,
+        message: b.error,
+        fix: `fix models.${b.name} in ${this.config.path}`,
+      }));
     if (models.length === 0 && checks.length === 0) {
       return [
         {
@@ -92,21 +104,32 @@ export class DoctorService {
         signal: AbortSignal.timeout(3000),
       });
       if (res.status === 401 || res.status === 403) {
-        return { name, status: 'fail', message: `bad or expired key for ${m.name} (HTTP ${res.status})`, fix: `set a valid api_key for models.${m.name}` };
+        return {
+          name,
+          status: 'fail',
+          message: `bad or expired key for ${m.name} (HTTP ${res.status})`,
+          fix: `set a valid api_key for models.${m.name}`,
+        };
       }
       const key = m.keySet ? 'key set' : 'no key set';
       return res.ok || res.status === 404
         ? { name, status: 'ok', message: `${m.provider.model} at ${baseUrl} reachable (${key})` }
         : { name, status: 'warn', message: `${baseUrl} answered HTTP ${res.status} (${key})` };
     } catch (e) {
-      return { name, status: 'fail', message: `${baseUrl} not reachable: ${(e as Error).message}`, fix: `check models.${m.name}.base_url and the network` };
+      return {
+        name,
+        status: 'fail',
+        message: `${baseUrl} not reachable: ${(e as Error).message}`,
+        fix: `check models.${m.name}.base_url and the network`,
+      };
     }
   }
 
   private checkTokenFile(): DoctorCheck {
     if (this.config.options.env.NESTCLAW_TOKEN) return { name: 'token', status: 'ok', message: 'from NESTCLAW_TOKEN' };
     const path = join(this.config.home, 'token');
-    if (!existsSync(path)) return { name: 'token', status: 'warn', message: `${path} does not exist yet`, fix: 'start the gateway once to generate it' };
+    if (!existsSync(path))
+      return { name: 'token', status: 'warn', message: `${path} does not exist yet`, fix: 'start the gateway once to generate it' };
     const mode = statSync(path).mode & 0o777;
     return mode & 0o077
       ? { name: 'token', status: 'fail', message: `${path} is readable by others (mode ${mode.toString(8)})`, fix: `chmod 600 ${path}` }

@@ -52,7 +52,13 @@ export class ProviderRegistry implements Reconfigurable {
     const broken: BrokenModel[] = [];
     for (const [name, cfg] of Object.entries(config.models)) {
       try {
-        models.set(name, { name, provider: createProvider(cfg), config: cfg, price: priceFor(cfg.model, cfg.price), keySet: !!cfg.api_key });
+        models.set(name, {
+          name,
+          provider: createProvider(cfg),
+          config: cfg,
+          price: priceFor(cfg.model, cfg.price),
+          keySet: !!cfg.api_key,
+        });
       } catch (e) {
         broken.push({ name, error: (e as Error).message });
         this.logger.error(`model "${name}" is not usable: ${(e as Error).message}`);
@@ -81,7 +87,16 @@ export function createProvider(cfg: ModelConfig): ModelProvider {
   }
   const baseUrl = cfg.base_url || OPENAI_COMPATIBLE_PRESETS[cfg.provider];
   if (!baseUrl) throw new Error('base_url is required for provider "openai-compatible"');
-  return Object.assign(new OpenAiCompatibleProvider({ baseUrl, apiKey: cfg.api_key, model: cfg.model, temperature: cfg.temperature, maxTokens: cfg.max_tokens }), {
-    kind: cfg.provider,
-  });
+  return Object.assign(
+    new OpenAiCompatibleProvider({
+      baseUrl,
+      apiKey: cfg.api_key,
+      model: cfg.model,
+      temperature: cfg.temperature,
+      maxTokens: cfg.max_tokens,
+    }),
+    {
+      kind: cfg.provider,
+    },
+  );
 }

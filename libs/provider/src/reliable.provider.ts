@@ -33,7 +33,8 @@ export interface ReliableResult {
   calls: LlmCallRecord[];
 }
 
-export type ReliableStreamEvent = Exclude<ChatStreamEvent, { type: 'done' }> | { type: 'done'; response: ChatResponse; calls: LlmCallRecord[] };
+export type ReliableStreamEvent =
+  Exclude<ChatStreamEvent, { type: 'done' }> | { type: 'done'; response: ChatResponse; calls: LlmCallRecord[] };
 
 /** A chain failure that still carries the attempts made, so they are billed and recorded. */
 export class ProviderChainError extends NestclawError {
@@ -165,22 +166,32 @@ export class ReliableProvider {
           }
           if (budgetSignal.aborted) {
             record('error', 'timeout');
-            return { stop: true, error: new NestclawError('timeout_budget_exhausted', `No model answered within the ${budgetMs} ms timeout budget`) };
+            return {
+              stop: true,
+              error: new NestclawError('timeout_budget_exhausted', `No model answered within the ${budgetMs} ms timeout budget`),
+            };
           }
-          const err = e instanceof ProviderAttemptError ? e : new ProviderAttemptError('retryable', undefined, (e as Error)?.message ?? String(e));
+          const err =
+            e instanceof ProviderAttemptError ? e : new ProviderAttemptError('retryable', undefined, (e as Error)?.message ?? String(e));
           switch (err.failure) {
             case 'cancelled':
               record('cancelled', 'cancelled');
               return { stop: true, error: new NestclawError('cancelled', 'The request was cancelled') };
             case 'auth':
               record('error', `http_${err.status}`);
-              return { stop: false, error: new NestclawError('provider_auth_failed', `Bad or expired key for ${model.name}: ${err.message}`) };
+              return {
+                stop: false,
+                error: new NestclawError('provider_auth_failed', `Bad or expired key for ${model.name}: ${err.message}`),
+              };
             case 'bad_request':
               record('error', `http_${err.status}`);
               return { stop: true, error: new NestclawError('provider_error', `${model.name} rejected the request: ${err.message}`) };
             case 'context_length':
               record('error', 'context_length_exceeded');
-              return { stop: true, error: new NestclawError('context_length_exceeded', `The conversation is too long for ${model.name}: ${err.message}`) };
+              return {
+                stop: true,
+                error: new NestclawError('context_length_exceeded', `The conversation is too long for ${model.name}: ${err.message}`),
+              };
             case 'retryable':
               record('error', err.status ? `http_${err.status}` : 'network');
               return { stop: false, error: new NestclawError('provider_error', `${model.name} failed: ${err.message}`) };
@@ -190,7 +201,13 @@ export class ReliableProvider {
     }
   }
 
-  private recordOf(model: RegisteredModel, index: number, started: number, status: LlmCallRecord['status'], errorCode: string): LlmCallRecord {
+  private recordOf(
+    model: RegisteredModel,
+    index: number,
+    started: number,
+    status: LlmCallRecord['status'],
+    errorCode: string,
+  ): LlmCallRecord {
     return {
       modelName: model.name,
       provider: model.provider.kind,

@@ -29,7 +29,13 @@ export class ToolRegistry {
   }
 
   /** Never throws: unknown tools, bad input and failures come back to the model as error results. */
-  async execute(name: string, rawArguments: string, ctx: ToolContext, enabled: readonly string[], signal: AbortSignal): Promise<ToolResult> {
+  async execute(
+    name: string,
+    rawArguments: string,
+    ctx: ToolContext,
+    enabled: readonly string[],
+    signal: AbortSignal,
+  ): Promise<ToolResult> {
     const tool = this.tools.get(name);
     if (!tool || !enabled.includes(name)) return { output: `error: unknown tool "${name}"`, isError: true };
     let args: unknown;

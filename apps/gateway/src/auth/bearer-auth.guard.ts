@@ -18,7 +18,8 @@ export class BearerAuthGuard implements CanActivate {
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()])) return true;
     const req = context.switchToHttp().getRequest<FastifyRequest>();
     const token = bearerToken(req.raw);
-    if (!token) throw new NestclawError('unauthorized', 'Missing bearer token: send "Authorization: Bearer <token>" (see `nestclaw token`)');
+    if (!token)
+      throw new NestclawError('unauthorized', 'Missing bearer token: send "Authorization: Bearer <token>" (see `nestclaw token`)');
     if (!this.tokens.verify(token)) throw new NestclawError('unauthorized', 'Invalid bearer token');
     return true;
   }

@@ -16,7 +16,13 @@ export class ChatController {
   async chat(@Body() body: unknown, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const dto = parseBody(chatRequestSchema, body);
     const stream = dto.stream ?? (req.headers.accept ?? '').includes('text/event-stream');
-    const input = { message: dto.message, sessionId: dto.sessionId, agentId: dto.agentId, channel: stream ? 'sse' : 'http', endpointId: req.ip };
+    const input = {
+      message: dto.message,
+      sessionId: dto.sessionId,
+      agentId: dto.agentId,
+      channel: stream ? 'sse' : 'http',
+      endpointId: req.ip,
+    };
     const controller = abortOnDisconnect(reply);
     if (!stream) {
       const result = await this.agent.run(input, { signal: controller.signal });

@@ -35,7 +35,8 @@ export function toErrorResponse(e: unknown): { status: number; body: ErrorBody }
     const code = HTTP_CODES[status] ?? 'invalid_request';
     let message = fastify.message ?? 'bad request';
     if (fastify.code === 'FST_ERR_CTP_BODY_TOO_LARGE') message = 'Request body is larger than server.body_limit';
-    if (fastify.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || e instanceof SyntaxError) message = `Body is not valid JSON: ${fastify.message}`;
+    if (fastify.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || e instanceof SyntaxError)
+      message = `Body is not valid JSON: ${fastify.message}`;
     if (fastify.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') message = 'Unsupported Content-Type; send application/json';
     return { status, body: { error: { code, message } } };
   }

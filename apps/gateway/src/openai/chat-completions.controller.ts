@@ -48,23 +48,31 @@ export class ChatCompletionsController {
 
     if (!dto.stream) {
       const r = await this.agent.run(input, { signal: controller.signal });
-      await reply
-        .header('x-nestclaw-session', r.sessionId)
-        .send({
-          id: `chatcmpl-${r.turnId}`,
-          object: 'chat.completion',
-          created,
-          model: dto.model,
-          choices: [{ index: 0, message: { role: 'assistant', content: r.reply, refusal: null }, logprobs: null, finish_reason: 'stop' }],
-          usage: { prompt_tokens: r.usage.inputTokens, completion_tokens: r.usage.outputTokens, total_tokens: r.usage.inputTokens + r.usage.outputTokens },
-        });
+      await reply.header('x-nestclaw-session', r.sessionId).send({
+        id: `chatcmpl-${r.turnId}`,
+        object: 'chat.completion',
+        created,
+        model: dto.model,
+        choices: [{ index: 0, message: { role: 'assistant', content: r.reply, refusal: null }, logprobs: null, finish_reason: 'stop' }],
+        usage: {
+          prompt_tokens: r.usage.inputTokens,
+          completion_tokens: r.usage.outputTokens,
+          total_tokens: r.usage.inputTokens + r.usage.outputTokens,
+        },
+      });
       return;
     }
 
     let sse: SseStream | undefined;
     let id = 'chatcmpl-pending';
     const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
-      JSON.stringify({ id, object: 'chat.completion.chunk', created, model: dto.model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
+      JSON.stringify({
+        id,
+        object: 'chat.completion.chunk',
+        created,
+        model: dto.model,
+        choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+      });
     try {
       await this.agent.run(input, {
         signal: controller.signal,
@@ -82,7 +90,14 @@ export class ChatCompletionsController {
             if (dto.stream_options?.include_usage) {
               const u = e.usage;
               sse?.data(
-                JSON.stringify({ id, object: 'chat.completion.chunk', created, model: dto.model, choices: [], usage: { prompt_tokens: u.inputTokens, completion_tokens: u.outputTokens, total_tokens: u.inputTokens + u.outputTokens } }),
+                JSON.stringify({
+                  id,
+                  object: 'chat.completion.chunk',
+                  created,
+                  model: dto.model,
+                  choices: [],
+                  usage: { prompt_tokens: u.inputTokens, completion_tokens: u.outputTokens, total_tokens: u.inputTokens + u.outputTokens },
+                }),
               );
             }
             sse?.data('[DONE]');

@@ -14,7 +14,11 @@ const messagesQuery = z.object({
 
 function parseQuery<S extends z.ZodType>(schema: S, q: unknown): z.output<S> {
   const r = schema.safeParse(q ?? {});
-  if (!r.success) throw new NestclawError('invalid_request', `Invalid query: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!r.success)
+    throw new NestclawError(
+      'invalid_request',
+      `Invalid query: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
   return r.data;
 }
 

@@ -55,14 +55,21 @@ export class ChatWsGateway implements OnApplicationShutdown {
         running.get(frame.id)?.abort();
         return;
       }
-      if (running.has(frame.id)) return send({ type: 'error', id: frame.id, code: 'invalid_request', message: `A chat with id "${frame.id}" is already running` });
+      if (running.has(frame.id))
+        return send({ type: 'error', id: frame.id, code: 'invalid_request', message: `A chat with id "${frame.id}" is already running` });
       const controller = new AbortController();
       running.set(frame.id, controller);
       const id = frame.id;
       void (async () => {
         try {
           await this.agent.run(
-            { message: frame.message, sessionId: frame.sessionId, agentId: frame.agentId, channel: 'ws', endpointId: req.socket.remoteAddress },
+            {
+              message: frame.message,
+              sessionId: frame.sessionId,
+              agentId: frame.agentId,
+              channel: 'ws',
+              endpointId: req.socket.remoteAddress,
+            },
             {
               signal: controller.signal,
               stream: true,

@@ -65,7 +65,11 @@ export async function startEmbeddedPostgres(home: string, log: (line: string) =>
 
   const dataDir = join(home, 'pgdata');
   const fresh = !existsSync(join(dataDir, 'PG_VERSION'));
-  log(fresh ? `creating the embedded database in ${dataDir} (first start only, a few seconds)` : `opening the embedded database in ${dataDir}`);
+  log(
+    fresh
+      ? `creating the embedded database in ${dataDir} (first start only, a few seconds)`
+      : `opening the embedded database in ${dataDir}`,
+  );
   // Loaded lazily: the WASM build is only needed on machines without DATABASE_URL.
   const { PGlite } = await import('@electric-sql/pglite');
   const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');

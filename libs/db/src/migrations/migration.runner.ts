@@ -34,11 +34,7 @@ export function listMigrations(dir: string): MigrationFile[] {
  * transaction, under an advisory lock so concurrent starts never race. A file whose content changed
  * after it was applied is reported, not re-run.
  */
-export async function runMigrations(
-  pool: Pool,
-  dir: string,
-  progress: (line: string) => void = () => undefined,
-): Promise<MigrationReport> {
+export async function runMigrations(pool: Pool, dir: string, progress: (line: string) => void = () => undefined): Promise<MigrationReport> {
   const files = listMigrations(dir);
   const client = await pool.connect();
   try {

@@ -108,7 +108,9 @@ export class OpenAiCompatibleProvider implements ModelProvider {
       model: this.options.model,
       messages: request.messages.map(toWire),
       ...(request.tools?.length ? { tools: request.tools.map(toWireTool) } : {}),
-      ...((request.temperature ?? this.options.temperature) !== undefined ? { temperature: request.temperature ?? this.options.temperature } : {}),
+      ...((request.temperature ?? this.options.temperature) !== undefined
+        ? { temperature: request.temperature ?? this.options.temperature }
+        : {}),
       ...((request.maxTokens ?? this.options.maxTokens) ? { max_tokens: request.maxTokens ?? this.options.maxTokens } : {}),
     };
   }
