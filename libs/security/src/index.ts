@@ -1,2 +1,3 @@
 export * from './api-token.service';
 export * from './security.module';
+export * from './scopes';
