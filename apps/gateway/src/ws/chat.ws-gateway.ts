@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
@@ -15,7 +15,7 @@ import { clientFrameSchema } from './ws-frames';
  * socket; closing the socket cancels them.
  */
 @Injectable()
-export class ChatWsGateway implements OnApplicationShutdown {
+export class ChatWsGateway implements BeforeApplicationShutdown {
   private readonly logger = new Logger('WebSocket');
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 1 << 20 });
 
@@ -100,8 +100,9 @@ export class ChatWsGateway implements OnApplicationShutdown {
     });
   }
 
-  onApplicationShutdown(): void {
-    for (const client of this.wss.clients) client.close(1001, 'server shutting down');
+  /** Before the HTTP server closes: upgraded sockets would otherwise keep it open. */
+  beforeApplicationShutdown(): void {
+    for (const client of this.wss.clients) client.terminate();
     this.wss.close();
     this.logger.debug('closed');
   }

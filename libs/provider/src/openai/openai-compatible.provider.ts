@@ -172,6 +172,8 @@ export class OpenAiCompatibleProvider implements ModelProvider {
     } catch (e) {
       classify(e, request.signal);
     }
+    // The SDK ends an aborted stream quietly; a cut-short reply must not pass as complete.
+    if (request.signal?.aborted) throw new ProviderAttemptError('cancelled', undefined, 'request aborted');
     const toolCalls = [...partial.entries()]
       .sort(([a], [b]) => a - b)
       .map(([i, c]) => ({ ...c, id: c.id || `call_${i}`, arguments: c.arguments || '{}' }));

@@ -1,0 +1,86 @@
+import OpenAI from 'openai';
+import { Harness, startHarness, TEST_TOKEN } from '../support/gateway-harness';
+
+describe('POST /v1/chat/completions with the official OpenAI SDK', () => {
+  let h: Harness;
+  let client: OpenAI;
+  beforeAll(async () => {
+    h = await startHarness();
+    client = new OpenAI({ baseURL: `${h.gateway.url}/v1`, apiKey: TEST_TOKEN, maxRetries: 0 });
+  });
+  afterAll(() => h.stop());
+
+  it('answers a non-streamed completion with usage', async () => {
+    const res = await client.chat.completions.create({ model: 'nestclaw', messages: [{ role: 'user', content: 'hello sdk' }] });
+    expect(res.object).toBe('chat.completion');
+    expect(res.choices[0].message.content).toBe('echo: hello sdk');
+    expect(res.choices[0].finish_reason).toBe('stop');
+    expect(res.usage?.prompt_tokens).toBeGreaterThan(0);
+  });
+
+  it('streams a completion chunk by chunk', async () => {
+    const stream = await client.chat.completions.create({
+      model: 'nestclaw',
+      messages: [{ role: 'user', content: 'stream with the sdk' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    let text = '';
+    let chunks = 0;
+    let usage: OpenAI.CompletionUsage | undefined;
+    for await (const chunk of stream) {
+      chunks++;
+      text += chunk.choices[0]?.delta?.content ?? '';
+      if (chunk.usage) usage = chunk.usage;
+    }
+    expect(text).toBe('echo: stream with the sdk');
+    expect(chunks).toBeGreaterThan(3);
+    expect(usage?.completion_tokens).toBeGreaterThan(0);
+  });
+
+  it('keeps server-side history for the session named by `user`', async () => {
+    const user = `sdk-user-${Date.now()}`;
+    await client.chat.completions.create({ model: 'nestclaw', user, messages: [{ role: 'user', content: 'remember me' }] });
+    await client.chat.completions.create({ model: 'nestclaw', user, messages: [{ role: 'user', content: 'second' }] });
+    const sent = h.llm.requests[h.llm.requests.length - 1].body.messages.map((m) => m.content);
+    expect(sent.slice(1)).toEqual(['remember me', 'echo: remember me', 'second']);
+    const { messages } = (await (await h.api(`/v1/sessions/${user}/messages`)).json()) as { messages: unknown[] };
+    expect(messages).toHaveLength(4);
+  });
+
+  it('uses the x-nestclaw-session header for the session', async () => {
+    const sid = `hdr-${Date.now()}`;
+    const res = await client.chat.completions.create(
+      { model: 'nestclaw', messages: [{ role: 'user', content: 'via header' }] },
+      { headers: { 'x-nestclaw-session': sid } },
+    );
+    expect(res.choices[0].message.content).toBe('echo: via header');
+    expect((await h.api(`/v1/sessions/${sid}/messages`)).status).toBe(200);
+  });
+
+  it('passes a stateless client history as context', async () => {
+    await client.chat.completions.create({
+      model: 'nestclaw',
+      messages: [
+        { role: 'user', content: 'earlier question' },
+        { role: 'assistant', content: 'earlier answer' },
+        { role: 'user', content: 'follow-up' },
+      ],
+    });
+    const sent = h.llm.requests[h.llm.requests.length - 1].body.messages.map((m) => m.content);
+    expect(sent.slice(1)).toEqual(['earlier question', 'earlier answer', 'follow-up']);
+  });
+
+  it('rejects an unknown model with a 400 the SDK surfaces', async () => {
+    await expect(client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({
+      status: 400,
+    });
+  });
+
+  it('rejects a bad token with 401', async () => {
+    const bad = new OpenAI({ baseURL: `${h.gateway.url}/v1`, apiKey: 'nope', maxRetries: 0 });
+    await expect(bad.chat.completions.create({ model: 'nestclaw', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({
+      status: 401,
+    });
+  });
+});

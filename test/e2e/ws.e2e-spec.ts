@@ -1,0 +1,115 @@
+import WebSocket from 'ws';
+import { Harness, startHarness, TEST_TOKEN } from '../support/gateway-harness';
+
+type Frame = { type: string; id?: string; [k: string]: unknown };
+
+function connect(h: Harness, opts: { token?: string; query?: boolean } = {}): Promise<WebSocket> {
+  const token = opts.token ?? TEST_TOKEN;
+  const url = `${h.gateway.url.replace('http', 'ws')}/ws${opts.query ? `?token=${token}` : ''}`;
+  const ws = new WebSocket(url, opts.query ? {} : { headers: { authorization: `Bearer ${token}` } });
+  return new Promise((resolve, reject) => {
+    ws.once('open', () => resolve(ws));
+    ws.once('unexpected-response', (_req, res) => reject(new Error(`HTTP ${res.statusCode}`)));
+    ws.once('error', reject);
+  });
+}
+
+/** Collects frames for one chat id until done/error. */
+function collect(ws: WebSocket, id: string): Promise<Frame[]> {
+  return new Promise((resolve) => {
+    const frames: Frame[] = [];
+    const onMessage = (data: WebSocket.RawData) => {
+      const f = JSON.parse(data.toString()) as Frame;
+      if (f.id !== id) return;
+      frames.push(f);
+      if (f.type === 'done' || f.type === 'error') {
+        ws.off('message', onMessage);
+        resolve(frames);
+      }
+    };
+    ws.on('message', onMessage);
+  });
+}
+
+describe('WebSocket /ws', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(() => h.stop());
+
+  it('streams tokens and a final done frame', async () => {
+    const ws = await connect(h);
+    const frames = collect(ws, 'c1');
+    ws.send(JSON.stringify({ type: 'chat', id: 'c1', message: '你好，世界！这是一条中文消息。' }));
+    const got = await frames;
+    const tokens = got.filter((f) => f.type === 'token').map((f) => f.text as string);
+    expect(tokens.length).toBeGreaterThan(1);
+    expect(tokens.join('')).toBe('echo: 你好，世界！这是一条中文消息。');
+    const done = got[got.length - 1];
+    expect(done).toMatchObject({ type: 'done', id: 'c1', reply: 'echo: 你好，世界！这是一条中文消息。', sessionId: expect.any(String) });
+    ws.close();
+  });
+
+  it('accepts the token as a query parameter', async () => {
+    const ws = await connect(h, { query: true });
+    const frames = collect(ws, 'q');
+    ws.send(JSON.stringify({ type: 'chat', id: 'q', message: 'hi' }));
+    expect((await frames).pop()).toMatchObject({ type: 'done' });
+    ws.close();
+  });
+
+  it('refuses the upgrade without a valid token', async () => {
+    await expect(connect(h, { token: 'wrong' })).rejects.toThrow('HTTP 401');
+  });
+
+  it('cancels a running reply, keeps the partial text marked interrupted, and the next turn works', async () => {
+    h.llm.enqueue({ kind: 'text', text: 'a'.repeat(400), tokenDelayMs: 20 });
+    const ws = await connect(h);
+    const frames = collect(ws, 'c2');
+    let cancelled = false;
+    ws.on('message', (data) => {
+      const f = JSON.parse(data.toString()) as Frame;
+      if (f.type === 'token' && !cancelled) {
+        cancelled = true;
+        setTimeout(() => ws.send(JSON.stringify({ type: 'cancel', id: 'c2' })), 60);
+      }
+    });
+    ws.send(JSON.stringify({ type: 'chat', id: 'c2', message: 'long please' }));
+    const got = await frames;
+    const last = got[got.length - 1];
+    expect(last).toMatchObject({ type: 'error', code: 'cancelled' });
+    const sessionId = got.find((f) => f.type === 'started')?.sessionId as string;
+    const { messages } = (await (await h.api(`/v1/sessions/${sessionId}/messages`)).json()) as {
+      messages: { role: string; content: string; status: string }[];
+    };
+    expect(messages[0]).toMatchObject({ role: 'user', status: 'interrupted' });
+    expect(messages[1]).toMatchObject({ role: 'assistant', status: 'interrupted' });
+    expect(messages[1].content.length).toBeGreaterThan(0);
+    expect(messages[1].content.length).toBeLessThan(400);
+
+    const next = collect(ws, 'c3');
+    ws.send(JSON.stringify({ type: 'chat', id: 'c3', message: 'again', sessionId }));
+    expect((await next).pop()).toMatchObject({ type: 'done', reply: 'echo: again' });
+    ws.close();
+  });
+
+  it('answers a malformed frame with an error frame and keeps the socket open', async () => {
+    const ws = await connect(h);
+    const error = new Promise<Frame>((resolve) => ws.once('message', (d) => resolve(JSON.parse(d.toString()) as Frame)));
+    ws.send('not json');
+    expect(await error).toMatchObject({ type: 'error', code: 'invalid_request' });
+    const frames = collect(ws, 'ok');
+    ws.send(JSON.stringify({ type: 'chat', id: 'ok', message: 'still there?' }));
+    expect((await frames).pop()).toMatchObject({ type: 'done' });
+    ws.close();
+  });
+
+  it('reports an unknown session as an error frame', async () => {
+    const ws = await connect(h);
+    const frames = collect(ws, 'x');
+    ws.send(JSON.stringify({ type: 'chat', id: 'x', message: 'hi', sessionId: 'does-not-exist' }));
+    expect((await frames).pop()).toMatchObject({ type: 'error', code: 'session_not_found' });
+    ws.close();
+  });
+});
