@@ -25,6 +25,19 @@ export interface Usage {
   outputTokens: number;
   /** Part of inputTokens served from the provider's prompt cache, where reported. */
   cachedInputTokens: number;
+  /** Part of inputTokens written to the prompt cache (Anthropic bills these above the input price). */
+  cacheWriteInputTokens?: number;
+}
+
+/**
+ * What a provider's rate-limit headers said (`x-ratelimit-remaining-*`, `anthropic-ratelimit-*`).
+ * Resets are relative (ms from when the response arrived) so adapters need no clock.
+ */
+export interface RateLimitInfo {
+  remainingRequests?: number;
+  remainingTokens?: number;
+  resetRequestsMs?: number;
+  resetTokensMs?: number;
 }
 
 export interface ChatRequest {
@@ -44,6 +57,8 @@ export interface ChatResponse {
   finishReason: FinishReason;
   /** The backend's model id (e.g. "gpt-4o-mini"). */
   model: string;
+  /** Rate-limit headers of the response, when the backend sends them. */
+  rateLimit?: RateLimitInfo;
 }
 
 export type ChatStreamEvent =
@@ -52,7 +67,21 @@ export type ChatStreamEvent =
   | { type: 'tool_call'; call: ToolCall }
   | { type: 'done'; response: ChatResponse };
 
-/** Port implemented by every backend (OpenAI-compatible, Anthropic, Gemini, Ollama, …). */
+/** Result of a cheap, token-free reachability check (a model list request). */
+export interface ProbeResult {
+  reachable: boolean;
+  /** HTTP status of the probe, when the server answered. */
+  status?: number;
+  /** The server refused the key (401/403 or the backend's equivalent). */
+  keyRejected: boolean;
+  latencyMs: number;
+  error?: string;
+}
+
+/**
+ * Port implemented by every backend (OpenAI-compatible, Anthropic, Gemini, Ollama, …).
+ * Adapters never retry: failures are thrown as ProviderAttemptError and the ReliableProvider decides.
+ */
 export interface ModelProvider {
   /** Backend kind, e.g. "openai-compatible". */
   readonly kind: string;
@@ -60,6 +89,7 @@ export interface ModelProvider {
   readonly model: string;
   chat(request: ChatRequest): Promise<ChatResponse>;
   chatStream(request: ChatRequest): AsyncIterable<ChatStreamEvent>;
+  probe(signal: AbortSignal): Promise<ProbeResult>;
 }
 
 export const emptyUsage = (): Usage => ({ inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 });

@@ -1,9 +1,25 @@
 import { Module } from '@nestjs/common';
 import { ProviderRegistry } from './provider.registry';
+import { CircuitBreakerRegistry } from './reliability/circuit-breaker.registry';
+import { Clock } from './reliability/clock';
+import { IdempotencyStore, PgIdempotencyStore } from './reliability/idempotency.store';
+import { RateLimitTracker } from './reliability/rate-limit.tracker';
 import { ReliableProvider } from './reliable.provider';
+import { ProviderStatusService } from './status/provider-status.service';
+import { UsageRepository } from './usage/usage.repository';
 
+/** Needs DatabaseService (the global DbModule) for the idempotency store and the usage ledger. */
 @Module({
-  providers: [ProviderRegistry, ReliableProvider],
-  exports: [ProviderRegistry, ReliableProvider],
+  providers: [
+    Clock,
+    ProviderRegistry,
+    CircuitBreakerRegistry,
+    RateLimitTracker,
+    { provide: IdempotencyStore, useClass: PgIdempotencyStore },
+    ReliableProvider,
+    ProviderStatusService,
+    UsageRepository,
+  ],
+  exports: [Clock, ProviderRegistry, CircuitBreakerRegistry, ReliableProvider, ProviderStatusService, UsageRepository],
 })
 export class ProviderModule {}

@@ -1,30 +1,23 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService, HotSection, ModelConfig, NestclawConfig, Reconfigurable } from '@nestclaw/config';
+import { EmbeddingProvider } from './embedding/embedding-provider.port';
 import { ModelProvider } from './model-provider.port';
-import { OpenAiCompatibleProvider } from './openai/openai-compatible.provider';
 import { Price, priceFor } from './pricing';
-
-/** OpenAI-compatible services that differ only in their default base URL. */
-const OPENAI_COMPATIBLE_PRESETS: Record<string, string> = {
-  openai: 'https://api.openai.com/v1',
-  deepseek: 'https://api.deepseek.com/v1',
-  moonshot: 'https://api.moonshot.cn/v1',
-  zhipu: 'https://open.bigmodel.cn/api/paas/v4',
-  qwen: 'https://dashscope.aliyuncs.com/compatible-mode/v1',
-  groq: 'https://api.groq.com/openai/v1',
-  openrouter: 'https://openrouter.ai/api/v1',
-  vllm: 'http://127.0.0.1:8000/v1',
-  lmstudio: 'http://127.0.0.1:1234/v1',
-  'openai-compatible': '',
-};
+import { createEmbeddingProvider, createProvider, isLocalProvider } from './provider.factory';
 
 export interface RegisteredModel {
   /** The name used in config (`models.<name>`). */
   name: string;
+  kind: 'chat' | 'embedding';
+  /** The chat adapter (for embedding models it only serves reachability probes). */
   provider: ModelProvider;
+  /** Present for `kind: embedding` models. */
+  embedder?: EmbeddingProvider;
   config: ModelConfig;
   price: Price | undefined;
   keySet: boolean;
+  /** Local backends (Ollama, vLLM, LM Studio, 127.0.0.1) work without a key. */
+  keyRequired: boolean;
 }
 
 export interface BrokenModel {
@@ -32,7 +25,7 @@ export interface BrokenModel {
   error: string;
 }
 
-/** Builds one ModelProvider per configured model; rebuilt when `models` changes. */
+/** Builds one adapter per configured model (chat and embedding); rebuilt when `models` changes. */
 @Injectable()
 export class ProviderRegistry implements Reconfigurable {
   private readonly logger = new Logger('Providers');
@@ -54,10 +47,13 @@ export class ProviderRegistry implements Reconfigurable {
       try {
         models.set(name, {
           name,
+          kind: cfg.kind,
           provider: createProvider(cfg),
+          embedder: cfg.kind === 'embedding' ? createEmbeddingProvider(cfg) : undefined,
           config: cfg,
           price: priceFor(cfg.model, cfg.price),
           keySet: !!cfg.api_key,
+          keyRequired: !isLocalProvider(cfg),
         });
       } catch (e) {
         broken.push({ name, error: (e as Error).message });
@@ -68,10 +64,19 @@ export class ProviderRegistry implements Reconfigurable {
     this.broken = broken;
   }
 
+  /** A chat model by config name (embedding models are never part of a chat chain). */
   get(name: string): RegisteredModel | undefined {
-    return this.models.get(name);
+    const m = this.models.get(name);
+    return m?.kind === 'chat' ? m : undefined;
   }
 
+  /** An embedding model by config name, for the memory index. */
+  embedding(name: string): (RegisteredModel & { embedder: EmbeddingProvider }) | undefined {
+    const m = this.models.get(name);
+    return m?.embedder ? (m as RegisteredModel & { embedder: EmbeddingProvider }) : undefined;
+  }
+
+  /** Every usable model, chat and embedding, in config order. */
   all(): RegisteredModel[] {
     return [...this.models.values()];
   }
@@ -79,24 +84,4 @@ export class ProviderRegistry implements Reconfigurable {
   misconfigured(): BrokenModel[] {
     return this.broken;
   }
-}
-
-export function createProvider(cfg: ModelConfig): ModelProvider {
-  if (!(cfg.provider in OPENAI_COMPATIBLE_PRESETS)) {
-    throw new Error(`unknown provider "${cfg.provider}" (known: ${Object.keys(OPENAI_COMPATIBLE_PRESETS).join(', ')})`);
-  }
-  const baseUrl = cfg.base_url || OPENAI_COMPATIBLE_PRESETS[cfg.provider];
-  if (!baseUrl) throw new Error('base_url is required for provider "openai-compatible"');
-  return Object.assign(
-    new OpenAiCompatibleProvider({
-      baseUrl,
-      apiKey: cfg.api_key,
-      model: cfg.model,
-      temperature: cfg.temperature,
-      maxTokens: cfg.max_tokens,
-    }),
-    {
-      kind: cfg.provider,
-    },
-  );
 }

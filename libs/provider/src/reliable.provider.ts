@@ -1,29 +1,24 @@
 import { Injectable } from '@nestjs/common';
 import { NestclawError } from '@nestclaw/common';
 import { ConfigService } from '@nestclaw/config';
-import { ChatRequest, ChatResponse, ChatStreamEvent, emptyUsage, Usage } from './model-provider.port';
+import type { LlmCallRecord } from './llm-call.record';
+import { ChatRequest, ChatResponse, ChatStreamEvent, emptyUsage } from './model-provider.port';
 import { ProviderAttemptError, providerNotConfigured } from './provider.errors';
 import { ProviderRegistry, RegisteredModel } from './provider.registry';
-import { costOf } from './pricing';
+import { ChainRun } from './reliability/chain-run';
+import { CircuitBreakerRegistry } from './reliability/circuit-breaker.registry';
+import { Clock } from './reliability/clock';
+import { idempotencyKey, requestDigest } from './reliability/idempotency.key';
+import { IdempotencyStore } from './reliability/idempotency.store';
+import { RateLimitTracker } from './reliability/rate-limit.tracker';
+import { TimeoutBudget } from './reliability/timeout-budget';
 
-/** One attempt on one model; the agent writes these to `llm_calls` with the turn. */
-export interface LlmCallRecord {
-  /** Config name of the model (e.g. "deepseek-v3"). */
-  modelName: string;
-  provider: string;
-  model: string;
-  attempt: number;
-  isFallback: boolean;
-  usage: Usage;
-  costUsd: number;
-  latencyMs: number;
-  status: 'ok' | 'error' | 'cancelled';
-  errorCode?: string;
-}
+export type { LlmCallRecord } from './llm-call.record';
 
 export interface RouteOptions {
   /** The agent's own model (else `providers.primary`). */
   primary?: string;
+  /** The agent's own fallback list (else `providers.fallback`). */
   fallback?: string[];
   signal?: AbortSignal;
 }
@@ -49,26 +44,35 @@ export class ProviderChainError extends NestclawError {
 }
 
 /**
- * The only way the agent reaches a model: walks the ordered chain (primary, then fallbacks) under
- * one deadline shared by every attempt.
+ * The only way the agent reaches a model, and the only layer that retries: walks the ordered chain
+ * (primary, then fallbacks) under one deadline shared by every attempt, skipping models whose
+ * breaker is open or that are at their rate limit, and replays stored answers for repeated
+ * non-streaming requests. Per-request state lives in ChainRun; this class only orchestrates.
  */
 @Injectable()
 export class ReliableProvider {
+  /** Jitter source (tests pin it). */
+  random: () => number = Math.random;
+
   constructor(
     private readonly registry: ProviderRegistry,
     private readonly config: ConfigService,
+    private readonly breakers: CircuitBreakerRegistry,
+    private readonly limits: RateLimitTracker,
+    private readonly answers: IdempotencyStore,
+    private readonly clock: Clock,
   ) {}
 
-  /** The ordered, de-duplicated list of usable models for a request. */
+  /** The ordered, de-duplicated list of usable chat models for a request. */
   chain(options: RouteOptions = {}): RegisteredModel[] {
     const { providers } = this.config.get();
-    const names = [options.primary ?? providers.primary, ...(options.fallback ?? providers.fallback)].filter((n): n is string => !!n);
+    const names = [options.primary ?? providers.primary, ...(options.fallback ?? providers.fallback)];
     const seen = new Set<string>();
     const out: RegisteredModel[] = [];
     for (const name of names) {
-      const m = this.registry.get(name);
-      if (m && !seen.has(name)) {
-        seen.add(name);
+      const m = name ? this.registry.get(name) : undefined;
+      if (m && !seen.has(m.name)) {
+        seen.add(m.name);
         out.push(m);
       }
     }
@@ -79,146 +83,103 @@ export class ReliableProvider {
     return this.chain(options).length > 0;
   }
 
-  async chat(request: ChatRequest, options: RouteOptions = {}): Promise<ReliableResult> {
-    const calls: LlmCallRecord[] = [];
-    let lastError: NestclawError | undefined;
-    for (const attempt of this.attempts(options)) {
-      const started = performance.now();
-      const signal = attempt.signal();
-      try {
-        const response = await attempt.model.provider.chat({ ...request, signal });
-        calls.push(attempt.record(started, 'ok', response.usage));
-        return { response, calls };
-      } catch (e) {
-        const outcome = attempt.fail(e, started, calls);
-        if (outcome.stop) throw new ProviderChainError(outcome.error, calls);
-        lastError = outcome.error;
-      }
-    }
-    throw new ProviderChainError(lastError ?? providerNotConfigured(), calls);
-  }
-
-  async *chatStream(request: ChatRequest, options: RouteOptions = {}): AsyncIterable<ReliableStreamEvent> {
-    const calls: LlmCallRecord[] = [];
-    let lastError: NestclawError | undefined;
-    for (const attempt of this.attempts(options)) {
-      const started = performance.now();
-      const signal = attempt.signal();
-      let visible = '';
-      try {
-        for await (const event of attempt.model.provider.chatStream({ ...request, signal })) {
-          if (event.type === 'done') {
-            calls.push(attempt.record(started, 'ok', event.response.usage));
-            yield { type: 'done', response: event.response, calls };
-            return;
-          }
-          if (event.type === 'text') visible += event.text;
-          yield event;
-        }
-        throw new ProviderAttemptError('retryable', undefined, 'stream ended without a final event');
-      } catch (e) {
-        const outcome = attempt.fail(e, started, calls);
-        // After visible output we never replay silently on another model: the client saw it.
-        if (visible && !outcome.stop) {
-          throw new ProviderChainError(
-            new NestclawError('stream_interrupted', `The model stream broke after partial output: ${outcome.error.message}`),
-            calls,
-            visible,
-          );
-        }
-        if (outcome.stop) throw new ProviderChainError(outcome.error, calls, visible);
-        lastError = outcome.error;
-      }
-    }
-    throw new ProviderChainError(lastError ?? providerNotConfigured(), calls);
-  }
-
-  private *attempts(options: RouteOptions) {
+  private begin(request: ChatRequest, options: RouteOptions): ChainRun {
     const chain = this.chain(options);
-    if (chain.length === 0) throw providerNotConfigured();
-    const budgetMs = this.config.get().providers.timeout_budget;
-    const deadline = performance.now() + budgetMs;
-    for (const [index, model] of chain.entries()) {
-      const remaining = deadline - performance.now();
-      if (remaining <= 0) throw new NestclawError('timeout_budget_exhausted', `No model answered within the ${budgetMs} ms timeout budget`);
-      const budgetSignal = AbortSignal.timeout(Math.max(1, Math.floor(remaining)));
-      yield {
-        model,
-        signal: () => (options.signal ? AbortSignal.any([options.signal, budgetSignal]) : budgetSignal),
-        record: (started: number, status: LlmCallRecord['status'], usage: Usage = emptyUsage(), errorCode?: string): LlmCallRecord => ({
-          modelName: model.name,
-          provider: model.provider.kind,
-          model: model.provider.model,
-          attempt: index + 1,
-          isFallback: index > 0,
-          usage,
-          costUsd: costOf(usage, model.price),
-          latencyMs: Math.round(performance.now() - started),
-          status,
-          errorCode,
-        }),
-        /** Records the failed attempt and decides: stop the chain, or try the next model. */
-        fail: (e: unknown, started: number, calls: LlmCallRecord[]): { stop: boolean; error: NestclawError } => {
-          const record = (status: LlmCallRecord['status'], code: string) => calls.push(this.recordOf(model, index, started, status, code));
-          if (options.signal?.aborted) {
-            record('cancelled', 'cancelled');
-            return { stop: true, error: new NestclawError('cancelled', 'The request was cancelled') };
+    if (chain.length === 0) throw new ProviderChainError(providerNotConfigured(), []);
+    const { providers } = this.config.get();
+    const budget = new TimeoutBudget(providers.timeout_budget, options.signal ?? request.signal);
+    const settings = {
+      retry: { maxAttempts: providers.retry.max_attempts, baseDelayMs: providers.retry.base_delay, maxDelayMs: providers.retry.max_delay },
+      attemptTimeoutMs: providers.attempt_timeout,
+      random: this.random,
+    };
+    return new ChainRun(chain, budget, settings, { breakers: this.breakers, limits: this.limits, clock: this.clock }, request);
+  }
+
+  async chat(request: ChatRequest, options: RouteOptions = {}): Promise<ReliableResult> {
+    const run = this.begin(request, options);
+    try {
+      const ttl = this.config.get().providers.idempotency_ttl;
+      const digest = ttl > 0 ? requestDigest(request) : '';
+      const keys = ttl > 0 ? run.chain.map((m) => idempotencyKey(m, request, digest)) : [];
+      const replayed = ttl > 0 ? await this.replay(run, keys) : undefined;
+      if (replayed) return replayed;
+      for (let target = await run.next(); target; target = await run.next()) {
+        for (let attempt = run.start(target); attempt; attempt = run.start(target)) {
+          try {
+            const response = await target.model.provider.chat({ ...request, signal: attempt.signal });
+            run.succeeded(attempt, response);
+            if (ttl > 0) this.answers.remember({ key: keys[target.index], modelName: target.model.name, response }, ttl);
+            return { response, calls: run.calls };
+          } catch (e) {
+            const decision = run.failed(attempt, e);
+            if (decision.action === 'stop') throw new ProviderChainError(decision.error, run.calls);
+            if (decision.action === 'next_model') break;
+            await run.budget.sleep(decision.delayMs);
           }
-          if (budgetSignal.aborted) {
-            record('error', 'timeout');
-            return {
-              stop: true,
-              error: new NestclawError('timeout_budget_exhausted', `No model answered within the ${budgetMs} ms timeout budget`),
-            };
-          }
-          const err =
-            e instanceof ProviderAttemptError ? e : new ProviderAttemptError('retryable', undefined, (e as Error)?.message ?? String(e));
-          switch (err.failure) {
-            case 'cancelled':
-              record('cancelled', 'cancelled');
-              return { stop: true, error: new NestclawError('cancelled', 'The request was cancelled') };
-            case 'auth':
-              record('error', `http_${err.status}`);
-              return {
-                stop: false,
-                error: new NestclawError('provider_auth_failed', `Bad or expired key for ${model.name}: ${err.message}`),
-              };
-            case 'bad_request':
-              record('error', `http_${err.status}`);
-              return { stop: true, error: new NestclawError('provider_error', `${model.name} rejected the request: ${err.message}`) };
-            case 'context_length':
-              record('error', 'context_length_exceeded');
-              return {
-                stop: true,
-                error: new NestclawError('context_length_exceeded', `The conversation is too long for ${model.name}: ${err.message}`),
-              };
-            case 'retryable':
-              record('error', err.status ? `http_${err.status}` : 'network');
-              return { stop: false, error: new NestclawError('provider_error', `${model.name} failed: ${err.message}`) };
-          }
-        },
-      };
+        }
+      }
+      throw new ProviderChainError(run.exhausted(), run.calls);
+    } finally {
+      run.dispose();
     }
   }
 
-  private recordOf(
-    model: RegisteredModel,
-    index: number,
-    started: number,
-    status: LlmCallRecord['status'],
-    errorCode: string,
-  ): LlmCallRecord {
-    return {
+  /** A stored answer for this very request: returned as a zero-cost `cached` call, never billed twice. */
+  private async replay(run: ChainRun, keys: string[]): Promise<ReliableResult | undefined> {
+    const started = performance.now();
+    const hit = await this.answers.find(keys);
+    if (!hit) return undefined;
+    const index = Math.max(
+      0,
+      run.chain.findIndex((m) => m.name === hit.modelName),
+    );
+    const model = run.chain[index];
+    const call: LlmCallRecord = {
       modelName: model.name,
       provider: model.provider.kind,
       model: model.provider.model,
-      attempt: index + 1,
+      attempt: 1,
       isFallback: index > 0,
       usage: emptyUsage(),
       costUsd: 0,
       latencyMs: Math.round(performance.now() - started),
-      status,
-      errorCode,
+      status: 'cached',
     };
+    return { response: hit.response, calls: [call] };
+  }
+
+  async *chatStream(request: ChatRequest, options: RouteOptions = {}): AsyncIterable<ReliableStreamEvent> {
+    const run = this.begin(request, options);
+    try {
+      for (let target = await run.next(); target; target = await run.next()) {
+        for (let attempt = run.start(target); attempt; attempt = run.start(target)) {
+          let visible = '';
+          try {
+            for await (const event of target.model.provider.chatStream({ ...request, signal: attempt.signal })) {
+              attempt.deadline.firstOutput();
+              if (event.type === 'done') {
+                run.succeeded(attempt, event.response);
+                yield { type: 'done', response: event.response, calls: run.calls };
+                return;
+              }
+              if (event.type === 'text') visible += event.text;
+              yield event;
+            }
+            throw new ProviderAttemptError('retryable', undefined, 'stream ended without a final event');
+          } catch (e) {
+            // After visible output we never replay silently on another model: the client saw it.
+            if (visible) throw new ProviderChainError(run.interrupted(attempt, e, visible), run.calls, visible);
+            const decision = run.failed(attempt, e);
+            if (decision.action === 'stop') throw new ProviderChainError(decision.error, run.calls);
+            if (decision.action === 'next_model') break;
+            await run.budget.sleep(decision.delayMs);
+          }
+        }
+      }
+      throw new ProviderChainError(run.exhausted(), run.calls);
+    } finally {
+      run.dispose();
+    }
   }
 }

@@ -1,4 +1,4 @@
-import OpenAI, { APIError, APIUserAbortError } from 'openai';
+import OpenAI, { APIError } from 'openai';
 import type {
   ChatCompletionChunk,
   ChatCompletionCreateParamsBase,
@@ -10,13 +10,17 @@ import {
   ChatRequest,
   ChatResponse,
   ChatStreamEvent,
+  emptyUsage,
   FinishReason,
   ModelProvider,
+  ProbeResult,
   ToolCall,
   ToolDefinition,
   Usage,
 } from '../model-provider.port';
-import { classifyHttpFailure, ProviderAttemptError } from '../provider.errors';
+import { classifyHttpFailure, classifyTransportFailure, parseRetryAfter, ProviderAttemptError } from '../provider.errors';
+import { parseRateLimitHeaders } from '../http/rate-limit.headers';
+import { OPENAI_COMPATIBLE_PRESETS, OpenAiPreset } from './openai-presets';
 
 export interface OpenAiCompatibleOptions {
   baseUrl: string;
@@ -24,6 +28,9 @@ export interface OpenAiCompatibleOptions {
   model: string;
   temperature?: number;
   maxTokens?: number;
+  /** Quirks of the service (defaults: the generic `openai-compatible` preset). */
+  preset?: OpenAiPreset;
+  headers?: Record<string, string>;
 }
 
 function toWire(m: ChatMessage): ChatCompletionMessageParam {
@@ -70,15 +77,25 @@ function usageOf(u: OpenAI.CompletionUsage | null | undefined): Usage {
   };
 }
 
+/** Usage on a stream chunk: standard `usage`, Moonshot's per-choice `usage`, or Groq's `x_groq.usage`. */
+function chunkUsage(chunk: ChatCompletionChunk): OpenAI.CompletionUsage | undefined {
+  const loose = chunk as ChatCompletionChunk & { x_groq?: { usage?: OpenAI.CompletionUsage } };
+  const inChoice = (chunk.choices?.[0] as { usage?: OpenAI.CompletionUsage } | undefined)?.usage;
+  return chunk.usage ?? inChoice ?? loose.x_groq?.usage ?? undefined;
+}
+
 /** Turns SDK errors into classified attempt errors the ReliableProvider can act on. */
-function classify(e: unknown, signal?: AbortSignal): never {
-  if (e instanceof APIUserAbortError || signal?.aborted) {
-    throw new ProviderAttemptError('cancelled', undefined, 'request aborted');
+function classify(e: unknown, signal?: AbortSignal): ProviderAttemptError {
+  if (signal?.aborted) return classifyTransportFailure(e, signal);
+  if (e instanceof APIError && e.status !== undefined) {
+    return classifyHttpFailure({
+      status: e.status,
+      message: e.message,
+      retryAfterMs: parseRetryAfter(e.headers?.get('retry-after')),
+      rateLimit: parseRateLimitHeaders(e.headers),
+    });
   }
-  if (e instanceof APIError) {
-    throw classifyHttpFailure(e.status, e.message, e.headers?.get?.('retry-after'));
-  }
-  throw classifyHttpFailure(undefined, (e as Error)?.message ?? String(e));
+  return classifyTransportFailure(e, signal);
 }
 
 /**
@@ -88,14 +105,17 @@ function classify(e: unknown, signal?: AbortSignal): never {
 export class OpenAiCompatibleProvider implements ModelProvider {
   readonly kind: string = 'openai-compatible';
   private readonly client: OpenAI;
+  private readonly preset: OpenAiPreset;
 
   constructor(private readonly options: OpenAiCompatibleOptions) {
+    this.preset = options.preset ?? OPENAI_COMPATIBLE_PRESETS['openai-compatible'];
     this.client = new OpenAI({
       baseURL: options.baseUrl,
       // Local servers (vLLM, LM Studio, test fakes) accept any key; the SDK insists on one.
       apiKey: options.apiKey || 'not-set',
       maxRetries: 0,
       timeout: 24 * 3600 * 1000,
+      defaultHeaders: { ...this.preset.headers, ...options.headers },
     });
   }
 
@@ -104,20 +124,22 @@ export class OpenAiCompatibleProvider implements ModelProvider {
   }
 
   private params(request: ChatRequest): ChatCompletionCreateParamsBase {
+    const temperature = request.temperature ?? this.options.temperature;
+    const maxTokens = request.maxTokens ?? this.options.maxTokens;
     return {
       model: this.options.model,
       messages: request.messages.map(toWire),
       ...(request.tools?.length ? { tools: request.tools.map(toWireTool) } : {}),
-      ...((request.temperature ?? this.options.temperature) !== undefined
-        ? { temperature: request.temperature ?? this.options.temperature }
-        : {}),
-      ...((request.maxTokens ?? this.options.maxTokens) ? { max_tokens: request.maxTokens ?? this.options.maxTokens } : {}),
+      ...(temperature !== undefined ? { temperature } : {}),
+      ...(maxTokens ? { [this.preset.maxTokensParam]: maxTokens } : {}),
     };
   }
 
   async chat(request: ChatRequest): Promise<ChatResponse> {
     try {
-      const res = await this.client.chat.completions.create({ ...this.params(request), stream: false }, { signal: request.signal });
+      const { data: res, response } = await this.client.chat.completions
+        .create({ ...this.params(request), stream: false }, { signal: request.signal })
+        .withResponse();
       const choice = res.choices[0];
       const toolCalls: ToolCall[] = (choice?.message.tool_calls ?? [])
         .filter((c) => c.type === 'function')
@@ -128,30 +150,35 @@ export class OpenAiCompatibleProvider implements ModelProvider {
         usage: usageOf(res.usage),
         finishReason: finish(choice?.finish_reason),
         model: res.model || this.options.model,
+        rateLimit: parseRateLimitHeaders(response.headers),
       };
     } catch (e) {
-      classify(e, request.signal);
+      throw classify(e, request.signal);
     }
   }
 
   async *chatStream(request: ChatRequest): AsyncIterable<ChatStreamEvent> {
     let stream: AsyncIterable<ChatCompletionChunk>;
+    let headers: Headers;
     try {
-      stream = await this.client.chat.completions.create(
-        { ...this.params(request), stream: true, stream_options: { include_usage: true } },
-        { signal: request.signal },
-      );
+      const params = { ...this.params(request), stream: true as const };
+      if (this.preset.streamUsage) Object.assign(params, { stream_options: { include_usage: true } });
+      ({
+        data: stream,
+        response: { headers },
+      } = await this.client.chat.completions.create(params, { signal: request.signal }).withResponse());
     } catch (e) {
-      classify(e, request.signal);
+      throw classify(e, request.signal);
     }
     let content = '';
-    let usage: Usage = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 };
+    let usage: Usage = emptyUsage();
     let finishReason: FinishReason = 'stop';
     let model = this.options.model;
     const partial = new Map<number, ToolCall>();
     try {
       for await (const chunk of stream) {
-        if (chunk.usage) usage = usageOf(chunk.usage);
+        const u = chunkUsage(chunk);
+        if (u) usage = usageOf(u);
         if (chunk.model) model = chunk.model;
         const choice = chunk.choices?.[0];
         if (!choice) continue;
@@ -170,14 +197,41 @@ export class OpenAiCompatibleProvider implements ModelProvider {
         if (choice.finish_reason) finishReason = finish(choice.finish_reason);
       }
     } catch (e) {
-      classify(e, request.signal);
+      throw classify(e, request.signal);
     }
-    // The SDK ends an aborted stream quietly; a cut-short reply must not pass as complete.
+    // SDKs end an aborted stream quietly; a cut-short reply must not pass as complete.
     if (request.signal?.aborted) throw new ProviderAttemptError('cancelled', undefined, 'request aborted');
     const toolCalls = [...partial.entries()]
       .sort(([a], [b]) => a - b)
       .map(([i, c]) => ({ ...c, id: c.id || `call_${i}`, arguments: c.arguments || '{}' }));
     for (const call of toolCalls) yield { type: 'tool_call', call };
-    yield { type: 'done', response: { content, toolCalls, usage, finishReason: toolCalls.length ? 'tool_calls' : finishReason, model } };
+    yield {
+      type: 'done',
+      response: {
+        content,
+        toolCalls,
+        usage,
+        finishReason: toolCalls.length ? 'tool_calls' : finishReason,
+        model,
+        rateLimit: parseRateLimitHeaders(headers),
+      },
+    };
+  }
+
+  /** Lists the server's models: reachability and key check without spending tokens. */
+  async probe(signal: AbortSignal): Promise<ProbeResult> {
+    const started = performance.now();
+    const latencyMs = () => Math.round(performance.now() - started);
+    try {
+      const { response } = await this.client.models.list({ signal }).withResponse();
+      return { reachable: true, status: response.status, keyRejected: false, latencyMs: latencyMs() };
+    } catch (e) {
+      if (e instanceof APIError && e.status !== undefined) {
+        const keyRejected = e.status === 401 || e.status === 403;
+        // A server without a model list (404/405) is still reachable.
+        return { reachable: true, status: e.status, keyRejected, latencyMs: latencyMs(), error: keyRejected ? e.message : undefined };
+      }
+      return { reachable: false, keyRejected: false, latencyMs: latencyMs(), error: (e as Error).message };
+    }
   }
 }

@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { NestclawError } from '@nestclaw/common';
+import type { UsageGroupBy } from '@nestclaw/provider';
+
+const DAY_MS = 86_400_000;
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** A calendar date (UTC) or an ISO date-time with offset. */
+const instant = z.union([z.iso.date(), z.iso.datetime({ offset: true })], {
+  error: 'must be a date (2026-01-31) or an ISO date-time (2026-01-31T12:00:00Z)',
+});
+
+export const usageQuerySchema = z
+  .object({
+    from: instant.optional(),
+    to: instant.optional(),
+    groupBy: z.enum(['day', 'month', 'model', 'session']).default('day'),
+  })
+  .strict();
+
+export interface UsageQuery {
+  from: Date;
+  /** Exclusive. */
+  to: Date;
+  groupBy: UsageGroupBy;
+}
+
+/**
+ * `from` is inclusive; `to` is exclusive, except that a bare date means "through that day".
+ * Defaults: the 30 days up to now.
+ */
+export function parseUsageQuery(query: unknown): UsageQuery {
+  const r = usageQuerySchema.safeParse(query ?? {});
+  if (!r.success) {
+    const why = r.error.issues.map((i) => `${i.path.join('.') || (i as { keys?: string[] }).keys?.join(', ') || 'query'}: ${i.message}`);
+    throw new NestclawError('invalid_request', `Invalid query: ${why.join('; ')}`);
+  }
+  const { from, to, groupBy } = r.data;
+  const end = to ? new Date(Date.parse(to) + (DATE_ONLY.test(to) ? DAY_MS : 0)) : new Date();
+  const start = from ? new Date(from) : new Date(end.getTime() - 30 * DAY_MS);
+  if (start >= end) throw new NestclawError('invalid_request', 'Invalid query: from: must be before to');
+  return { from: start, to: end, groupBy };
+}

@@ -1,0 +1,58 @@
+import { emptyUsage, Usage } from '../model-provider.port';
+import { costOf } from '../pricing';
+import type { LlmCallRecord } from '../llm-call.record';
+import type { RegisteredModel } from '../provider.registry';
+import type { BreakerPermit } from './model-breaker';
+import type { Reservation } from './rate-limit.tracker';
+import type { AttemptDeadline } from './timeout-budget';
+
+/** A model picked for this request, with the part of the budget it may use. */
+export interface Target {
+  model: RegisteredModel;
+  /** Position in the chain: > 0 means fallback. */
+  index: number;
+  /** performance.now() time this model's share ends; undefined = the rest of the budget. */
+  shareEnd: number | undefined;
+  failedAttempts: number;
+}
+
+/** One attempt in flight: its signal, breaker permit and rate-limit reservation. */
+export class Attempt {
+  private settled = false;
+  readonly started = performance.now();
+
+  constructor(
+    readonly target: Target,
+    readonly seq: number,
+    readonly deadline: AttemptDeadline,
+    private readonly permit: BreakerPermit,
+    readonly reservation: Reservation,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.deadline.signal;
+  }
+
+  settle(outcome: 'succeeded' | 'failed' | 'neutral'): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.deadline.dispose();
+    this.permit[outcome]();
+  }
+
+  record(status: LlmCallRecord['status'], usage: Usage = emptyUsage(), errorCode?: string): LlmCallRecord {
+    const { model, index } = this.target;
+    return {
+      modelName: model.name,
+      provider: model.provider.kind,
+      model: model.provider.model,
+      attempt: this.seq,
+      isFallback: index > 0,
+      usage,
+      costUsd: costOf(usage, model.price),
+      latencyMs: Math.round(performance.now() - this.started),
+      status,
+      ...(errorCode ? { errorCode } : {}),
+    };
+  }
+}

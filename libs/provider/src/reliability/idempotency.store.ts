@@ -1,0 +1,129 @@
+import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
+import { DatabaseService } from '@nestclaw/db';
+import type { ChatResponse } from '../model-provider.port';
+import { IdempotencyKeyIndex, MAX_INDEXED_KEYS } from './idempotency.index';
+
+export interface StoredAnswer {
+  key: string;
+  modelName: string;
+  response: ChatResponse;
+}
+
+/**
+ * Answers already paid for, by idempotency key, so a retried or resumed request is answered again
+ * without calling (and billing) the model twice.
+ */
+export abstract class IdempotencyStore {
+  /** The first of `keys` (in order) with a live answer. */
+  abstract find(keys: string[]): Promise<StoredAnswer | undefined>;
+  /** Stores an answer; callers do not wait for it (it is visible to `find` at once in this process). */
+  abstract remember(answer: StoredAnswer, ttlMs: number): void;
+}
+
+const PURGE_EVERY_MS = 10 * 60_000;
+
+/** `llm_idempotency` in PostgreSQL, rows expiring after the TTL (`providers.idempotency_ttl`). */
+@Injectable()
+export class PgIdempotencyStore extends IdempotencyStore implements BeforeApplicationShutdown {
+  private readonly logger = new Logger('Idempotency');
+  /** Answers whose INSERT may not have committed yet: `find` sees them at once. */
+  private readonly pending = new Map<string, StoredAnswer>();
+  private readonly writes = new Set<Promise<void>>();
+  private readonly index = new IdempotencyKeyIndex();
+  private loading?: Promise<void>;
+  private lastPurge = 0;
+
+  constructor(private readonly db: DatabaseService) {
+    super();
+  }
+
+  /** Loads the key index on first use (not at start-up: `nestclaw doctor` never needs it). */
+  private loadIndex(): Promise<void> {
+    return (this.loading ??= this.db.pool
+      .query<{ key: string; exp: number }>(
+        `SELECT key, (extract(epoch FROM expires_at) * 1000)::float8 AS exp FROM llm_idempotency WHERE expires_at > now() LIMIT $1`,
+        [MAX_INDEXED_KEYS + 1],
+      )
+      .then(({ rows }) => this.index.load(rows.map((r) => ({ key: r.key, expiresAt: r.exp }))))
+      .catch((e: unknown) => this.logger.warn(`could not load stored answer keys, looking each up instead: ${(e as Error).message}`)));
+  }
+
+  async find(allKeys: string[]): Promise<StoredAnswer | undefined> {
+    for (const key of allKeys) {
+      const p = this.pending.get(key);
+      if (p) return p;
+    }
+    await this.loadIndex();
+    const keys = this.index.candidates(allKeys);
+    if (keys.length === 0) return undefined;
+    try {
+      const { rows } = await this.db.pool.query<{ key: string; model_name: string; response: ChatResponse }>(
+        `SELECT key, model_name, response FROM llm_idempotency WHERE key = ANY($1::text[]) AND expires_at > now()`,
+        [keys],
+      );
+      if (rows.length === 0) return undefined;
+      const byKey = new Map(rows.map((r) => [r.key, r]));
+      const hit = keys.map((k) => byKey.get(k)).find((r) => r !== undefined);
+      return hit && { key: hit.key, modelName: hit.model_name, response: hit.response };
+    } catch (e) {
+      // The cache being unreachable must not fail the request: it only risks a second charge.
+      this.logger.warn(`idempotency lookup failed, calling the model: ${(e as Error).message}`);
+      return undefined;
+    }
+  }
+
+  remember(answer: StoredAnswer, ttlMs: number): void {
+    this.pending.set(answer.key, answer);
+    this.index.add(answer.key, Date.now() + ttlMs);
+    this.track(
+      this.db.pool.query(
+        `INSERT INTO llm_idempotency (key, model_name, response, expires_at)
+         VALUES ($1, $2, $3::jsonb, now() + $4::int * interval '1 millisecond')
+         ON CONFLICT (key) DO UPDATE SET model_name = EXCLUDED.model_name, response = EXCLUDED.response,
+           created_at = now(), expires_at = EXCLUDED.expires_at`,
+        [answer.key, answer.modelName, JSON.stringify(answer.response), Math.round(ttlMs)],
+      ),
+      'store an answer',
+      () => this.pending.delete(answer.key),
+    );
+    const now = Date.now();
+    if (now - this.lastPurge >= PURGE_EVERY_MS) {
+      this.lastPurge = now;
+      this.track(this.db.pool.query(`DELETE FROM llm_idempotency WHERE expires_at < now()`), 'purge expired answers');
+    }
+  }
+
+  private track(query: Promise<unknown>, what: string, after?: () => void): void {
+    const write: Promise<void> = query
+      .then(() => undefined)
+      .catch((e: unknown) => this.logger.warn(`could not ${what}: ${(e as Error).message}`))
+      .finally(() => {
+        after?.();
+        this.writes.delete(write);
+      });
+    this.writes.add(write);
+  }
+
+  /** Lets in-flight writes finish before the pool closes (a restarted gateway must find them). */
+  async beforeApplicationShutdown(): Promise<void> {
+    await Promise.allSettled([...this.writes]);
+  }
+}
+
+/** In-process store for tests and the benchmark. */
+export class MemoryIdempotencyStore extends IdempotencyStore {
+  private readonly answers = new Map<string, { answer: StoredAnswer; expiresAt: number }>();
+
+  find(keys: string[]): Promise<StoredAnswer | undefined> {
+    const now = Date.now();
+    for (const key of keys) {
+      const a = this.answers.get(key);
+      if (a && a.expiresAt > now) return Promise.resolve(a.answer);
+    }
+    return Promise.resolve(undefined);
+  }
+
+  remember(answer: StoredAnswer, ttlMs: number): void {
+    this.answers.set(answer.key, { answer, expiresAt: Date.now() + ttlMs });
+  }
+}
