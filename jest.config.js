@@ -1,5 +1,5 @@
 /** @type {import('jest').Config} */
-const libs = ['common', 'config', 'db', 'provider', 'tool', 'agent', 'security', 'doctor'];
+const libs = ['common', 'config', 'db', 'provider', 'tool', 'agent', 'security', 'doctor', 'channel'];
 
 module.exports = {
   rootDir: '.',

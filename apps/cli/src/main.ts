@@ -9,6 +9,10 @@ import { doctorCommand } from './commands/doctor.command';
 import { migrateCommand } from './commands/migrate.command';
 import { startCommand } from './commands/start.command';
 import { tokenCommand } from './commands/token.command';
+import { logCommand } from './commands/log.command';
+import { pairCommand } from './commands/pair.command';
+import { pairingCommand } from './commands/pairing.command';
+import { addTokenAdminCommands } from './commands/tokens.command';
 
 function version(): string {
   try {
@@ -33,7 +37,11 @@ const program = new Command('nestclaw')
   .addCommand(chatCommand())
   .addCommand(migrateCommand())
   .addCommand(doctorCommand())
-  .addCommand(tokenCommand());
+  .addCommand(tokenCommand())
+  .addCommand(pairingCommand())
+  .addCommand(pairCommand())
+  .addCommand(logCommand());
+addTokenAdminCommands(program.commands.find((c) => c.name() === 'token')!);
 // `nestclaw <command> --help` lists --config too (addCommand does not copy help settings).
 for (const cmd of program.commands) cmd.configureHelp({ showGlobalOptions: true });
 

@@ -1,3 +1,10 @@
 export * from './api-token.service';
 export * from './security.module';
 export * from './scopes';
+export * from './paired-token.service';
+export * from './api-pairing.service';
+export * from './channel-access.service';
+export * from './rate-limiter';
+export * from './security.errors';
+export { channelPairingCode, apiPairingCode, normalizeCode, UNAMBIGUOUS_ALPHABET } from './pairing-code';
+export * from './sensitive-config.service';

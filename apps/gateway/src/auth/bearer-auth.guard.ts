@@ -1,34 +1,49 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { NestclawError } from '@nestclaw/common';
-import { ApiTokenService, OWNER, Principal, Scope } from '@nestclaw/security';
+import { ApiTokenService, OWNER, PairedTokenService, Principal, RateLimiter, Scope, SensitiveConfigService } from '@nestclaw/security';
 import { bearerToken } from './bearer-token';
 import { IS_PUBLIC } from './public.decorator';
 import { REQUIRED_SCOPE } from './require-scope.decorator';
 
 /**
  * Every route needs a bearer token unless marked @Public(), and the token must hold the route's
- * scope (@RequireScope, default `chat`). The caller is attached to the request as `principal`.
+ * scope (@RequireScope, default `chat`). The owner token holds every scope; paired tokens hold the
+ * scopes they were issued with and are rate limited (`security.rate_limit.per_token`). The caller is
+ * attached to the request as `principal`.
  */
 @Injectable()
 export class BearerAuthGuard implements CanActivate {
+  private readonly limiter = new RateLimiter();
+
   constructor(
     private readonly reflector: Reflector,
     private readonly tokens: ApiTokenService,
+    private readonly paired: PairedTokenService,
+    private readonly settings: SensitiveConfigService,
   ) {}
 
-  canActivate(context: ExecutionContext): boolean {
+  async canActivate(context: ExecutionContext): Promise<boolean> {
     const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
-    const req = context.switchToHttp().getRequest<FastifyRequest & { principal?: Principal }>();
+    const http = context.switchToHttp();
+    const req = http.getRequest<FastifyRequest & { principal?: Principal }>();
     const token = bearerToken(req.raw);
     if (!token)
       throw new NestclawError('unauthorized', 'Missing bearer token: send "Authorization: Bearer <token>" (see `nestclaw token`)');
-    if (!this.tokens.verify(token)) throw new NestclawError('unauthorized', 'Invalid bearer token');
-    const principal = OWNER;
+    const principal = this.tokens.verify(token) ? OWNER : await this.paired.authenticate(token);
+    if (!principal) throw new NestclawError('unauthorized', 'Invalid or revoked bearer token');
     const scope = this.reflector.getAllAndOverride<Scope | undefined>(REQUIRED_SCOPE, targets) ?? 'chat';
     if (!principal.scopes.includes(scope)) throw new NestclawError('forbidden', `This token lacks the "${scope}" scope`);
+    if (principal !== OWNER) {
+      const { limit, window } = this.settings.get().rate_limit.per_token;
+      const waitMs = this.limiter.hit(`token:${principal.id}`, limit, window);
+      if (waitMs > 0) {
+        void http.getResponse<FastifyReply>().header('retry-after', String(Math.ceil(waitMs / 1000)));
+        throw new NestclawError('rate_limited', `Too many requests for this token; retry in ${Math.ceil(waitMs / 1000)} s`);
+      }
+    }
     req.principal = principal;
     return true;
   }

@@ -1,0 +1,20 @@
+import { Module } from '@nestjs/common';
+import { ConfigModule, ConfigService } from '@nestclaw/config';
+import { DatabaseService, DbModule } from '@nestclaw/db';
+import { createCliContext } from '../cli-context';
+
+@Module({ imports: [ConfigModule.forRoot({ watch: false }), DbModule.forRoot({ migrate: true })] })
+class AccessCliModule {}
+
+/**
+ * Config + database for the access commands (pairing, pair, token list/revoke, log export). They
+ * write to the same tables the running gateway reads, so they work whether or not it is running.
+ */
+export async function withDatabase<T>(fn: (db: DatabaseService, config: ConfigService) => Promise<T>): Promise<T> {
+  const app = await createCliContext({ module: AccessCliModule });
+  try {
+    return await fn(app.get(DatabaseService), app.get(ConfigService));
+  } finally {
+    await app.close();
+  }
+}

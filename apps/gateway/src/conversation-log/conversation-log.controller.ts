@@ -1,0 +1,45 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { z } from 'zod';
+import { NestclawError } from '@nestclaw/common';
+import { ConversationLogService } from '@nestclaw/channel';
+import { RequireScope } from '../auth/require-scope.decorator';
+import { ZodBodyPipe } from '../http/zod-body.pipe';
+
+const checkpointBody = z.object({ summary: z.string().max(10_000).optional() }).prefault({});
+const exportQuery = z.object({ from: z.iso.datetime({ offset: true }).optional(), to: z.iso.datetime({ offset: true }).optional() });
+
+/** The conversation log (every message in and out, refused ones included), checkpoints and recovery. */
+@Controller('v1')
+@RequireScope('admin')
+export class ConversationLogController {
+  constructor(private readonly log: ConversationLogService) {}
+
+  /** What happened since the session's last checkpoint, with a text block for re-injection. */
+  @Get('sessions/:sessionId/recover')
+  recover(@Param('sessionId') sessionId: string) {
+    return this.log.recover(sessionId);
+  }
+
+  @Post('sessions/:sessionId/checkpoints')
+  @HttpCode(201)
+  checkpoint(@Param('sessionId') sessionId: string, @Body(new ZodBodyPipe(checkpointBody)) body: z.output<typeof checkpointBody>) {
+    return this.log.createCheckpoint(sessionId, body.summary);
+  }
+
+  /** JSONL, oldest first. */
+  @Get('log/export')
+  async export(@Query() query: unknown, @Res() reply: FastifyReply) {
+    const q = exportQuery.safeParse(query ?? {});
+    if (!q.success)
+      throw new NestclawError(
+        'invalid_request',
+        `Invalid query: ${q.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+      );
+    const from = q.data.from ? new Date(q.data.from) : new Date(0);
+    const to = q.data.to ? new Date(q.data.to) : new Date(Date.now() + 1000);
+    const lines: string[] = [];
+    for await (const e of this.log.export(from, to)) lines.push(JSON.stringify(e));
+    void reply.header('content-type', 'application/x-ndjson; charset=utf-8').send(lines.length ? `${lines.join('\n')}\n` : '');
+  }
+}

@@ -1,0 +1,52 @@
+import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { z } from 'zod';
+import { ApiPairingService, ChannelAccessService, Principal, SCOPES } from '@nestclaw/security';
+import { CurrentPrincipal } from '../auth/principal.decorator';
+import { Public } from '../auth/public.decorator';
+import { RequireScope } from '../auth/require-scope.decorator';
+import { ZodBodyPipe } from '../http/zod-body.pipe';
+
+const pairBody = z.object({ code: z.string().regex(/^\s*\d{6}\s*$/, 'code must be 6 digits'), name: z.string().trim().min(1).max(100) });
+const approveBody = z.object({ channel: z.string().min(1).max(40), code: z.string().min(4).max(20) });
+const codeBody = z.object({ scopes: z.array(z.enum(SCOPES)).min(1).default(['chat']) }).prefault({});
+
+@Controller('v1')
+export class PairingController {
+  constructor(
+    private readonly api: ApiPairingService,
+    private readonly channels: ChannelAccessService,
+  ) {}
+
+  /** A client trades the 6-digit code from `nestclaw pair` for a scoped token (shown only here). */
+  @Public()
+  @Post('pair')
+  @HttpCode(201)
+  async pair(@Body(new ZodBodyPipe(pairBody)) body: z.output<typeof pairBody>) {
+    const { token, info } = await this.api.redeem(body.code, body.name);
+    return { token, id: info.id, name: info.name, scopes: info.scopes };
+  }
+
+  /** What `nestclaw pair` does, for an owner already holding a token. */
+  @RequireScope('admin')
+  @Post('pair/codes')
+  @HttpCode(201)
+  async createCode(@Body(new ZodBodyPipe(codeBody)) body: z.output<typeof codeBody>) {
+    const { code, expiresAt } = await this.api.createCode(body.scopes);
+    return { code, expiresAt: expiresAt.toISOString(), scopes: body.scopes };
+  }
+
+  @RequireScope('admin')
+  @Get('pairing')
+  async pending(@Query('channel') channel?: string) {
+    return { requests: await this.channels.pending(channel) };
+  }
+
+  /** Adds the stranger behind a channel pairing code to that channel's allowlist. */
+  @RequireScope('admin')
+  @Post('pairing/approve')
+  @HttpCode(200)
+  async approve(@Body(new ZodBodyPipe(approveBody)) body: z.output<typeof approveBody>, @CurrentPrincipal() who: Principal) {
+    const approved = await this.channels.approve(body.channel, body.code, who.name);
+    return { approved };
+  }
+}

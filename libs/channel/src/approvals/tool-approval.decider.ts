@@ -1,0 +1,19 @@
+import { isNestclawError } from '@nestclaw/common';
+import type { ApprovalService } from '@nestclaw/tool';
+import type { ApprovalDecider } from '../channel.port';
+
+/** Channel buttons and /approve, /deny → the tool layer's ApprovalService. */
+export function toolApprovalDecider(approvals: ApprovalService): ApprovalDecider {
+  return {
+    async decide(id, decision, decidedBy) {
+      try {
+        const a = await approvals.decide(id, decision, decidedBy);
+        return { ok: true, message: `${a.status === 'approved' ? 'Approved' : 'Denied'}: ${a.tool} (${id.slice(0, 8)}).` };
+      } catch (e) {
+        // Unknown or already decided: tell the person pressing the button, do not crash the channel.
+        if (isNestclawError(e) && (e.code === 'not_found' || e.code === 'conflict')) return { ok: false, message: e.message };
+        throw e;
+      }
+    },
+  };
+}

@@ -1,0 +1,64 @@
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { ConfigService } from '@nestclaw/config';
+import type { ChannelAdapter } from './channel.port';
+import { ChannelDispatcher } from './channel-dispatcher.service';
+import { InboundRepository } from './inbound/inbound.repository';
+import { DiscordChannel } from './discord/discord.channel';
+import { TelegramChannel } from './telegram/telegram.channel';
+
+/**
+ * Builds the enabled adapters from config, answers what the last run left unanswered, then starts
+ * them; stops them (polling first, then runs) before the database closes.
+ */
+@Injectable()
+export class ChannelRegistry implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('Channels');
+  private readonly adapters = new Map<string, ChannelAdapter>();
+
+  constructor(
+    private readonly config: ConfigService,
+    private readonly dispatcher: ChannelDispatcher,
+    private readonly inbound: InboundRepository,
+  ) {}
+
+  get(id: string): ChannelAdapter | undefined {
+    return this.adapters.get(id);
+  }
+
+  list(): ChannelAdapter[] {
+    return [...this.adapters.values()];
+  }
+
+  /** Adds an adapter built elsewhere (tests, future plugins); call before bootstrap. */
+  register(adapter: ChannelAdapter): void {
+    this.adapters.set(adapter.id, adapter);
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    const { channels } = this.config.get();
+    const build = (id: string, make: () => ChannelAdapter) => {
+      try {
+        this.register(make());
+      } catch (e) {
+        this.logger.error(`${id} is enabled but cannot be set up: ${(e as Error).message}`);
+      }
+    };
+    if (channels.telegram.enabled) build('telegram', () => new TelegramChannel(channels.telegram));
+    if (channels.discord.enabled) build('discord', () => new DiscordChannel(channels.discord));
+    if (this.adapters.size === 0) return;
+    await this.dispatcher.recover(this.list());
+    for (const adapter of this.adapters.values()) {
+      try {
+        await adapter.start((m) => this.dispatcher.accept(adapter, m), await this.inbound.lastSeen(adapter.id));
+      } catch (e) {
+        // One platform being unreachable must not keep the gateway (or the other channels) down.
+        this.logger.error(`${adapter.id} did not start: ${(e as Error).message}`);
+      }
+    }
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await Promise.allSettled(this.list().map((a) => a.stop()));
+    await this.dispatcher.stop();
+  }
+}

@@ -1,0 +1,18 @@
+import { parseCommand } from './chat-commands';
+
+describe('parseCommand', () => {
+  it.each([
+    ['/status', '/', { name: 'status', args: [] }],
+    ['/status@nestclaw_bot', '/', { name: 'status', args: [] }],
+    ['/approve abc-123', '/', { name: 'approve', args: ['abc-123'] }],
+    ['  /NEW ', '/', { name: 'new', args: [] }],
+    ['!stop', '!', { name: 'stop', args: [] }],
+  ])('%s with prefix %s', (text, prefix, expected) => {
+    expect(parseCommand(text, prefix)).toEqual(expected);
+  });
+
+  it('treats unknown commands and plain text as messages for the model', () => {
+    expect(parseCommand('/weather Paris', '/')).toBeUndefined();
+    expect(parseCommand('status', '/')).toBeUndefined();
+  });
+});

@@ -1,0 +1,128 @@
+import { Injectable } from '@nestjs/common';
+import { DatabaseService, asDatabaseError } from '@nestclaw/db';
+import type { InboundMessage } from '../channel.port';
+
+export type InboundStatus = 'received' | 'answered' | 'refused' | 'failed';
+
+export interface StoredInbound {
+  id: string;
+  sessionKey: string;
+  message: InboundMessage;
+}
+
+const wrap = <T>(p: Promise<T>): Promise<T> =>
+  p.catch((e: unknown) => {
+    throw asDatabaseError(e);
+  });
+
+/**
+ * The durable inbound queue and the outbound send record. A platform message id is stored once:
+ * `record` returns null for a redelivery.
+ */
+@Injectable()
+export class InboundRepository {
+  constructor(private readonly db: DatabaseService) {}
+
+  async record(message: InboundMessage, sessionKey: string, status: InboundStatus): Promise<string | null> {
+    const { rows } = await wrap(
+      this.db.pool.query<{ id: string }>(
+        `INSERT INTO inbound_messages (channel, platform_message_id, chat_id, sender_id, session_key, payload, status)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (channel, platform_message_id) DO NOTHING RETURNING id`,
+        [message.channel, message.platformMessageId, message.chat.id, message.sender.id, sessionKey, JSON.stringify(message), status],
+      ),
+    );
+    return rows[0]?.id ?? null;
+  }
+
+  async finish(id: string, status: Exclude<InboundStatus, 'received'>): Promise<void> {
+    await wrap(this.db.pool.query(`UPDATE inbound_messages SET status = $2, answered_at = now() WHERE id = $1`, [id, status]));
+  }
+
+  /** Received but never answered (the process stopped or crashed), oldest first. */
+  async unanswered(channels: readonly string[]): Promise<StoredInbound[]> {
+    const { rows } = await wrap(
+      this.db.pool.query<{ id: string; session_key: string; payload: InboundMessage }>(
+        `SELECT id, session_key, payload FROM inbound_messages WHERE status = 'received' AND channel = ANY($1) ORDER BY id`,
+        [[...channels]],
+      ),
+    );
+    return rows.map((r) => ({ id: r.id, sessionKey: r.session_key, message: r.payload }));
+  }
+
+  async recordOutbound(o: {
+    channel: string;
+    chatId: string;
+    inboundId?: string;
+    part: number;
+    kind: 'reply' | 'preview' | 'notice' | 'pairing' | 'command' | 'approval';
+    platformMessageId: string | null;
+    content: string;
+  }): Promise<void> {
+    await wrap(
+      this.db.pool.query(
+        `INSERT INTO outbound_messages (channel, chat_id, inbound_id, part, kind, platform_message_id, content) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [o.channel, o.chatId, o.inboundId ?? null, o.part, o.kind, o.platformMessageId, o.content],
+      ),
+    );
+  }
+
+  /** What was already sent for an inbound message (recovery resumes instead of sending twice). */
+  async sentFor(inboundId: string): Promise<{ kind: string; part: number; platformMessageId: string | null }[]> {
+    const { rows } = await wrap(
+      this.db.pool.query<{ kind: string; part: number; platform_message_id: string | null }>(
+        `SELECT kind, part, platform_message_id FROM outbound_messages WHERE inbound_id = $1 ORDER BY id`,
+        [inboundId],
+      ),
+    );
+    return rows.map((r) => ({ kind: r.kind, part: r.part, platformMessageId: r.platform_message_id }));
+  }
+
+  /** Newest stored message per chat of a channel (button presses excluded), for catch-up after downtime. */
+  async lastSeen(channel: string, sinceDays = 7): Promise<Map<string, string>> {
+    const { rows } = await wrap(
+      this.db.pool.query<{ chat_id: string; platform_message_id: string }>(
+        `SELECT DISTINCT ON (chat_id) chat_id, platform_message_id FROM inbound_messages
+          WHERE channel = $1 AND payload->'callback' IS NULL AND received_at > now() - make_interval(days => $2)
+          ORDER BY chat_id, id DESC`,
+        [channel, sinceDays],
+      ),
+    );
+    return new Map(rows.map((r) => [r.chat_id, r.platform_message_id]));
+  }
+
+  /** The session a routing key currently points at (`/new` moves it). */
+  async currentSession(sessionKey: string): Promise<string> {
+    const { rows } = await wrap(
+      this.db.pool.query<{ session_id: string }>(
+        `INSERT INTO channel_sessions (session_key, session_id) VALUES ($1, $1)
+         ON CONFLICT (session_key) DO UPDATE SET session_key = EXCLUDED.session_key RETURNING session_id`,
+        [sessionKey],
+      ),
+    );
+    return rows[0].session_id;
+  }
+
+  async startNewSession(sessionKey: string): Promise<string> {
+    const id = `${sessionKey}:${Date.now().toString(36)}`;
+    await wrap(
+      this.db.pool.query(
+        `INSERT INTO channel_sessions (session_key, session_id) VALUES ($1, $2)
+         ON CONFLICT (session_key) DO UPDATE SET session_id = $2, updated_at = now()`,
+        [sessionKey, id],
+      ),
+    );
+    return id;
+  }
+
+  /** Tokens and cost so far (for /status); null before the session's first turn. */
+  async sessionUsage(sessionId: string): Promise<{ inputTokens: number; outputTokens: number; costUsd: number } | null> {
+    const { rows } = await wrap(
+      this.db.pool.query<{ input_tokens: string; output_tokens: string; cost_usd: string }>(
+        `SELECT input_tokens, output_tokens, cost_usd FROM sessions WHERE id = $1`,
+        [sessionId],
+      ),
+    );
+    const r = rows[0];
+    return r ? { inputTokens: Number(r.input_tokens), outputTokens: Number(r.output_tokens), costUsd: Number(r.cost_usd) } : null;
+  }
+}

@@ -1,0 +1,14 @@
+export * from './channel.port';
+export * from './channel.module';
+export * from './channel.registry';
+export * from './channel-dispatcher.service';
+export * from './conversation-log/conversation-log.service';
+export { TelegramChannel } from './telegram/telegram.channel';
+export { DiscordChannel } from './discord/discord.channel';
+export { splitMessage, splitRendered } from './outbound/message-splitter';
+export { toTelegramHtml, toDiscordMarkdown, telegramHtmlToText } from './outbound/markdown';
+export { buildSessionKey, linkedIdentity } from './routing/session-key';
+export type { DmScope, PeerKind, SessionKeyInput } from './routing/session-key';
+export { resolveAgent } from './routing/bindings';
+export type { Binding, RouteInput, MatchedBy } from './routing/bindings';
+export { parseCommand } from './commands/chat-commands';

@@ -1,0 +1,126 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse, stringify } from 'yaml';
+import { Harness, startHarness } from '../../support/gateway-harness';
+
+describe('API pairing and scoped tokens', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ config: { security: { rate_limit: { per_token: { limit: 5, window: '1m' } } } } });
+  });
+  afterAll(() => h.stop());
+
+  const newCode = async (scopes?: string[]) => {
+    const res = await h.api('/v1/pair/codes', { json: scopes ? { scopes } : {} });
+    expect(res.status).toBe(201);
+    return ((await res.json()) as { code: string }).code;
+  };
+  const pair = (code: string, name = 'laptop') =>
+    fetch(`${h.gateway.url}/v1/pair`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ code, name }),
+    });
+  const as = (token: string, path: string, init: RequestInit = {}) =>
+    fetch(`${h.gateway.url}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, ...(init.headers ?? {}) } });
+
+  it('trades a 6-digit code for a chat-scoped token that is stored hashed and listed', async () => {
+    const code = await newCode();
+    expect(code).toMatch(/^\d{6}$/);
+    const res = await pair(code);
+    expect(res.status).toBe(201);
+    const { token, id, scopes } = (await res.json()) as { token: string; id: string; scopes: string[] };
+    expect(scopes).toEqual(['chat']);
+    expect((await as(token, '/v1/sessions')).status).toBe(200);
+    // a code works once
+    expect((await pair(code)).status).toBe(401);
+    const list = (await (await h.api('/v1/tokens')).json()) as { tokens: { id: string; name: string }[] };
+    expect(list.tokens).toEqual(expect.arrayContaining([expect.objectContaining({ id, name: 'laptop' })]));
+    expect(JSON.stringify(list)).not.toContain(token);
+    const { rows } = await import('pg').then(async ({ Client }) => {
+      const c = new Client({ connectionString: h.db.url });
+      await c.connect();
+      try {
+        return await c.query<{ token_hash: string }>('SELECT token_hash FROM api_tokens WHERE id = $1', [id]);
+      } finally {
+        await c.end();
+      }
+    });
+    expect(rows[0].token_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(rows[0].token_hash).not.toContain(token);
+  });
+
+  it('refuses a route needing a scope the token lacks', async () => {
+    const { token } = (await (await pair(await newCode(['chat']), 'phone')).json()) as { token: string };
+    const res = await as(token, '/v1/tokens');
+    expect(res.status).toBe(403);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('forbidden');
+  });
+
+  it('answers 429 when a paired token exceeds its rate limit', async () => {
+    const { token } = (await (await pair(await newCode(), 'script')).json()) as { token: string };
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++) statuses.push((await as(token, '/v1/sessions')).status);
+    expect(statuses.slice(0, 5)).toEqual([200, 200, 200, 200, 200]);
+    expect(statuses[5]).toBe(429);
+  });
+
+  it('gives a revoked token 401', async () => {
+    const { token, id } = (await (await pair(await newCode(), 'old tablet')).json()) as { token: string; id: string };
+    expect((await as(token, '/v1/sessions')).status).toBe(200);
+    const res = await h.api(`/v1/tokens/${id}`, { method: 'DELETE' });
+    expect(res.status).toBe(200);
+    const after = await as(token, '/v1/sessions');
+    expect(after.status).toBe(401);
+  });
+
+  it('applies a rate-limit change from the config file only after the owner confirms the code printed on the gateway terminal', async () => {
+    const file = join(h.home, 'config.yaml');
+    const config = parse(readFileSync(file, 'utf8')) as { security: { rate_limit: { per_token: { limit: number } } } };
+    config.security.rate_limit.per_token.limit = 2;
+    writeFileSync(file, stringify(config));
+    const printed: string[] = [];
+    const spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      printed.push(String(chunk));
+      return true;
+    });
+    let pending: { pending: { changed: string[] } };
+    try {
+      pending = (await (await h.api('/v1/config/security/check', { method: 'POST', json: {} })).json()) as typeof pending;
+    } finally {
+      spy.mockRestore();
+    }
+    expect(pending.pending.changed).toEqual(['security.rate_limit']);
+    const code = /with code ([A-Z2-9]{8})/.exec(printed.join(''))?.[1];
+    expect(code).toBeDefined();
+    expect(JSON.stringify(pending)).not.toContain(code);
+
+    // Not applied yet: a fresh token still gets the old limit of 5.
+    const burst = async () => {
+      const { token } = (await (await pair(await newCode(), 'limit-probe')).json()) as { token: string };
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i++) statuses.push((await as(token, '/v1/sessions')).status);
+      return statuses;
+    };
+    expect(await burst()).toEqual([200, 200, 200]);
+    expect((await h.api('/v1/config/security/confirm', { json: { code: 'WRONGCOD' } })).status).toBe(401);
+    const ok = await h.api('/v1/config/security/confirm', { json: { code } });
+    expect(ok.status).toBe(200);
+    expect(((await ok.json()) as { applied: string[] }).applied).toEqual(['security.rate_limit']);
+    expect(await burst()).toEqual([200, 200, 429]);
+  });
+
+  it('locks pairing for 15 minutes after five wrong codes, even for the right code', async () => {
+    const good = await newCode();
+    const wrong = good === '000000' ? '111111' : '000000';
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await pair(wrong, 'attacker')).status);
+    expect(statuses.slice(0, 4)).toEqual([401, 401, 401, 401]);
+    expect(statuses[4]).toBe(429);
+    const locked = await pair(good);
+    expect(locked.status).toBe(429);
+    const body = (await locked.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('pairing_locked');
+    expect(body.error.message).toMatch(/1[45] more minute/);
+  });
+});

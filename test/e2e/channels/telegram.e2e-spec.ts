@@ -1,0 +1,271 @@
+import { ChannelDispatcher, ChannelRegistry, telegramHtmlToText } from '@nestclaw/channel';
+import { Harness, startHarness } from '../../support/gateway-harness';
+import { FakeTelegramServer, FakeUser } from '../../fixtures/fake-telegram.server';
+
+const alice: FakeUser = { id: 1001, first_name: 'Alice', username: 'alice' };
+const bob: FakeUser = { id: 1002, first_name: 'Bob', username: 'bob' };
+const stranger: FakeUser = { id: 2002, first_name: 'Mallory', username: 'mallory' };
+
+/** Lone surrogates would mean a character was cut in half. */
+const hasLoneSurrogate = (s: string) => /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s);
+
+describe('Telegram channel (telegraf against a fake Bot API)', () => {
+  let h: Harness;
+  let tg: FakeTelegramServer;
+
+  beforeAll(async () => {
+    tg = new FakeTelegramServer();
+    await tg.start();
+    h = await startHarness({
+      config: {
+        channels: {
+          telegram: {
+            enabled: true,
+            token: tg.token,
+            api_root: tg.url,
+            allow_from: [String(alice.id), String(bob.id)],
+            poll_timeout: 1,
+            stream_edit_interval: 50,
+          },
+        },
+        tools: { exec: { allow: ['echo'] } },
+        security: { rate_limit: { per_sender: { limit: 100, window: '1m' } } },
+      },
+    });
+  });
+  afterAll(async () => {
+    await h?.stop();
+    await tg?.stop();
+  });
+
+  const finalTexts = (chatId: number, from = 0) =>
+    tg
+      .sentTo(chatId)
+      .slice(from)
+      .map((m) => telegramHtmlToText(m.current));
+
+  it('answers an allowlisted user with a streamed preview that is edited into the final reply', async () => {
+    h.llm.enqueue({ kind: 'text', text: 'Hello **Alice**, here is a streamed answer with several tokens.', tokenDelayMs: 15 });
+    tg.dm(alice, 'hi there');
+    const msg = await tg.waitFor(
+      () => tg.sentTo(alice.id).find((m) => m.current.includes('<b>Alice</b>') && m.edits > 0),
+      10_000,
+      'final edit',
+    );
+    expect(msg.text).toMatch(/…$/); // first sent as a preview
+    expect(msg.current).toBe('Hello <b>Alice</b>, here is a streamed answer with several tokens.');
+    expect(msg.parse_mode).toBe('HTML');
+    expect(tg.callsOf('sendChatAction').some((c) => String(c.payload.chat_id) === String(alice.id) && c.payload.action === 'typing')).toBe(
+      true,
+    );
+    // The agent received the text as the user wrote it.
+    expect(h.llm.requests[h.llm.requests.length - 1].body.messages.at(-1)).toMatchObject({ role: 'user', content: 'hi there' });
+  });
+
+  it('splits a 10,000-character Chinese reply into messages within 4096 with no broken character or code fence', async () => {
+    const para = (i: number) => `第${i}段：${'这是一个用于测试消息拆分的中文句子，包含标点符号。'.repeat(12)}😀`;
+    const code = ['```ts', ...Array.from({ length: 60 }, (_, i) => `const 变量${i} = "值${i}"; // 注释 ${'字'.repeat(20)}`), '```'].join(
+      '\n',
+    );
+    const paragraphs = Array.from({ length: 30 }, (_, i) => para(i));
+    const text = [...paragraphs.slice(0, 15), code, ...paragraphs.slice(15)].join('\n\n');
+    expect(text.length).toBeGreaterThan(10_000);
+    const before = tg.sentTo(bob.id).length;
+    h.llm.enqueue({ kind: 'text', text });
+    tg.dm(bob, 'write me something long');
+    const parts = await tg.waitFor(
+      () => {
+        const all = tg.sentTo(bob.id).slice(before);
+        const joined = all.map((m) => telegramHtmlToText(m.current)).join('');
+        return joined.includes('第29段') && !all.some((m) => m.current.endsWith('…')) ? all : undefined;
+      },
+      15_000,
+      'all parts',
+    );
+    expect(parts.length).toBeGreaterThanOrEqual(3);
+    for (const p of parts) {
+      expect(p.current.length).toBeLessThanOrEqual(4096);
+      expect(hasLoneSurrogate(p.current)).toBe(false);
+      expect((p.current.match(/<pre>/g) ?? []).length).toBe((p.current.match(/<\/pre>/g) ?? []).length);
+    }
+    const squash = (s: string) => s.replace(/```ts|```/g, '').replace(/\s+/g, '');
+    expect(squash(parts.map((p) => telegramHtmlToText(p.current)).join(''))).toBe(squash(text));
+  });
+
+  it("gives a stranger's DM a pairing code without calling the model, and lets them chat once approved", async () => {
+    const llmCalls = h.llm.requests.length;
+    tg.dm(stranger, 'hello?');
+    const codeMsg = await tg.waitFor(() => tg.sentTo(stranger.id)[0], 10_000, 'pairing reply');
+    const code = /pairing code: ([A-Z2-9]{8})/.exec(telegramHtmlToText(codeMsg.current))?.[1];
+    expect(code).toBeDefined();
+    expect(code).not.toMatch(/[01OIL]/);
+    // A second message from the stranger gets no second code and no model call.
+    tg.dm(stranger, 'hello again?');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(h.llm.requests.length).toBe(llmCalls);
+    expect(tg.sentTo(stranger.id)).toHaveLength(1);
+
+    const pending = (await (await h.api('/v1/pairing?channel=telegram')).json()) as { requests: { code: string; senderId: string }[] };
+    expect(pending.requests).toEqual(expect.arrayContaining([expect.objectContaining({ code, senderId: String(stranger.id) })]));
+    const res = await h.api('/v1/pairing/approve', { json: { channel: 'telegram', code } });
+    expect(res.status).toBe(200);
+
+    tg.dm(stranger, 'now can we talk?');
+    const answer = await tg.waitFor(
+      () => finalTexts(stranger.id).find((t) => t === 'echo: now can we talk?'),
+      10_000,
+      'reply after approval',
+    );
+    expect(answer).toBeDefined();
+    const log = (await (await h.api('/v1/log/export')).text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { direction: string; content: string });
+    expect(log).toEqual(expect.arrayContaining([expect.objectContaining({ direction: 'refused', content: 'hello?' })]));
+  });
+
+  it('answers 20 messages sent within a second, all of them, in order', async () => {
+    const before = tg.sentTo(alice.id).length;
+    for (let i = 1; i <= 20; i++) tg.dm(alice, `burst ${i}`);
+    const replies = await tg.waitFor(
+      () => {
+        const texts = finalTexts(alice.id, before).filter((t) => t.startsWith('echo: burst'));
+        return texts.length === 20 ? texts : undefined;
+      },
+      20_000,
+      '20 replies',
+    );
+    expect(replies).toEqual(Array.from({ length: 20 }, (_, i) => `echo: burst ${i + 1}`));
+  });
+
+  it('ignores a redelivered update', async () => {
+    const update = tg.dm(bob, 'only once please');
+    await tg.waitFor(() => finalTexts(bob.id).includes('echo: only once please'), 10_000, 'first reply');
+    const llmCalls = h.llm.requests.length;
+    tg.redeliver(update);
+    await tg.waitFor(() => tg.pending === 0, 5_000, 'redelivery consumed');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(finalTexts(bob.id).filter((t) => t === 'echo: only once please')).toHaveLength(1);
+    expect(h.llm.requests.length).toBe(llmCalls);
+  });
+
+  it('pauses a shell call for approval with buttons, ignores a non-approver, and replies once an approver presses Approve', async () => {
+    const command = 'echo from-telegram';
+    tg.dm(alice, `please run it [tool:shell ${JSON.stringify({ command })}]`);
+    const card = await tg.waitFor(() => tg.sentTo(alice.id).find((m) => !!m.reply_markup?.inline_keyboard), 10_000, 'approval card');
+    expect(card.reply_markup!.inline_keyboard![0].map((b) => b.text)).toEqual(['Approve', 'Deny']);
+    expect(telegramHtmlToText(card.text)).toContain('shell');
+    expect(telegramHtmlToText(card.text)).toContain(command);
+    const data = card.reply_markup!.inline_keyboard![0][0].callback_data;
+
+    const answered = tg.callsOf('answerCallbackQuery').length;
+    tg.press({ id: 3003, first_name: 'Eve' }, card, data);
+    await tg.waitFor(() => tg.callsOf('answerCallbackQuery').length > answered, 5_000, 'refusal answer');
+    expect(tg.callsOf('answerCallbackQuery').at(-1)!.payload.text).toMatch(/not allowed/);
+
+    tg.press(alice, card, data);
+    const reply = await tg.waitFor(() => finalTexts(alice.id).find((t) => t.startsWith('tool said:')), 15_000, 'reply after approval');
+    expect(reply).toContain('from-telegram');
+    expect(telegramHtmlToText(card.current)).toMatch(/^Approved: shell/);
+  });
+
+  it('uses a decider given at runtime for /approve and /deny, restricted to approvers', async () => {
+    const decisions: [string, string, string][] = [];
+    h.gateway.app.get(ChannelDispatcher).setApprovalDecider({
+      decide: async (id, decision, by) => {
+        decisions.push([id, decision, by]);
+        return { ok: true };
+      },
+    });
+    tg.dm(bob, '/deny appr-9');
+    await tg.waitFor(() => finalTexts(bob.id).includes('Denied appr-9.'), 5_000, '/deny reply');
+    expect(decisions).toEqual([['appr-9', 'deny', 'telegram:1002']]);
+    const adapter = h.gateway.app.get(ChannelRegistry).get('telegram')!;
+    await h.gateway.app.get(ChannelDispatcher).askApproval(adapter, String(bob.id), { id: 'appr-10', name: 'file_write' });
+    expect(tg.sentTo(bob.id).at(-1)!.reply_markup!.inline_keyboard![0][1]).toEqual({ text: 'Deny', callback_data: 'ap:appr-10:d' });
+  });
+
+  it('answers /whoami, /status and /help without calling the model', async () => {
+    const llmCalls = h.llm.requests.length;
+    tg.dm(bob, '/whoami');
+    await tg.waitFor(() => finalTexts(bob.id).some((t) => t.includes('telegram user id 1002')), 5_000, '/whoami');
+    tg.dm(bob, '/status');
+    await tg.waitFor(() => finalTexts(bob.id).some((t) => t.startsWith('model: ') && t.includes('tokens:')), 5_000, '/status');
+    tg.dm(bob, '/help');
+    await tg.waitFor(() => finalTexts(bob.id).some((t) => t.includes('/new')), 5_000, '/help');
+    expect(h.llm.requests.length).toBe(llmCalls);
+  });
+
+  it('/stop cancels the running answer and /new starts a fresh session', async () => {
+    h.llm.enqueue({ kind: 'text', text: 'slow '.repeat(200), tokenDelayMs: 30 });
+    tg.dm(bob, 'take your time');
+    await tg.waitFor(() => h.llm.requests.at(-1)?.body.messages.at(-1)?.content === 'take your time', 5_000, 'run started');
+    tg.dm(bob, '/stop');
+    await tg
+      .waitFor(() => finalTexts(bob.id).some((t) => t === 'Stopped.' || t.endsWith('(stopped)')), 10_000, 'stopped')
+      .catch((e: Error) => {
+        throw new Error(`${e.message}; bob saw: ${JSON.stringify(finalTexts(bob.id).slice(-4))}`);
+      });
+    tg.dm(bob, '/new');
+    await tg.waitFor(() => finalTexts(bob.id).some((t) => t.startsWith('Started a fresh conversation')), 5_000, '/new');
+    tg.dm(bob, 'fresh start');
+    await tg.waitFor(() => finalTexts(bob.id).includes('echo: fresh start'), 5_000, 'reply in new session');
+    const sent = h.llm.requests.at(-1)!.body.messages;
+    expect(sent.map((m) => m.role)).toEqual(['system', 'user']);
+  });
+  it('creates a checkpoint on demand and recovers what happened since it, formatted for re-injection', async () => {
+    const sessionId = `agent:default:telegram:dm:${alice.id}`;
+    tg.dm(alice, 'before the checkpoint');
+    await tg.waitFor(() => finalTexts(alice.id).includes('echo: before the checkpoint'), 10_000, 'first reply');
+    const cp = await h.api(`/v1/sessions/${encodeURIComponent(sessionId)}/checkpoints`, { json: { summary: 'before the recap' } });
+    expect(cp.status).toBe(201);
+    tg.dm(alice, 'after the checkpoint');
+    await tg.waitFor(() => finalTexts(alice.id).includes('echo: after the checkpoint'), 10_000, 'reply');
+    const res = await h.api(`/v1/sessions/${encodeURIComponent(sessionId)}/recover`);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { checkpoint: { kind: string }; entries: { direction: string; content: string }[]; text: string };
+    expect(body.checkpoint.kind).toBe('manual');
+    expect(body.entries.map((e) => [e.direction, e.content])).toEqual([
+      ['in', 'after the checkpoint'],
+      ['out', 'echo: after the checkpoint'],
+    ]);
+    expect(body.text).toContain('user via telegram: after the checkpoint');
+    expect(body.text).toContain('assistant via telegram: echo: after the checkpoint');
+    expect((await h.api('/v1/sessions/no-such-session/recover')).status).toBe(404);
+  });
+  it('in a group answers only allowlisted members who mention the bot, and never sends a pairing code there', async () => {
+    const groupId = -100777;
+    const llmCalls = h.llm.requests.length;
+    tg.group(groupId, alice, 'just chatting among ourselves');
+    tg.group(groupId, { id: 3005, first_name: 'Uma' }, '@nestclaw_test_bot let me use you');
+    tg.group(groupId, { id: 3004, first_name: 'Zed' }, '@nestclaw_test_bot me too');
+    await tg.waitFor(() => tg.pending === 0, 5_000, 'updates consumed');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(tg.sentTo(groupId)).toHaveLength(0);
+    expect(h.llm.requests.length).toBe(llmCalls);
+    tg.group(groupId, alice, '@nestclaw_test_bot what do you think?');
+    await tg.waitFor(() => finalTexts(groupId).includes('echo: what do you think?'), 10_000, 'group reply');
+  });
+
+  it('records every reply it sends with the platform message id', async () => {
+    const { Client } = await import('pg');
+    const c = new Client({ connectionString: h.db.url });
+    await c.connect();
+    try {
+      const { rows } = await c.query<{ platform_message_id: string; kind: string }>(
+        `SELECT platform_message_id, kind FROM outbound_messages WHERE channel = 'telegram' AND chat_id = $1`,
+        [String(alice.id)],
+      );
+      const sentIds = new Set(tg.sentTo(alice.id).map((m) => String(m.message_id)));
+      expect(rows.length).toBeGreaterThan(20);
+      for (const r of rows) expect(sentIds.has(r.platform_message_id)).toBe(true);
+      const { rows: inbound } = await c.query<{ n: string }>(
+        `SELECT count(*) AS n FROM inbound_messages WHERE channel = 'telegram' AND sender_id = $1 AND status = 'received'`,
+        [String(alice.id)],
+      );
+      expect(Number(inbound[0].n)).toBe(0);
+    } finally {
+      await c.end();
+    }
+  });
+});
