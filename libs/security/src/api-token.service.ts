@@ -20,7 +20,7 @@ export function writeTokenFile(path: string, token: string): void {
 /**
  * The gateway's bearer token: `NESTCLAW_TOKEN`, else `$NESTCLAW_HOME/token`, generated on first
  * start (mode 0600) and printed once. Compared in constant time; a rotated file is picked up on the
- * next failed check, so `nestclaw token rotate` needs no restart.
+ * next failed check, so `nestclaw token rotate` takes effect at once, without a restart.
  */
 @Injectable()
 export class ApiTokenService implements OnModuleInit {
@@ -62,17 +62,20 @@ export class ApiTokenService implements OnModuleInit {
 
   verify(candidate: string | undefined): boolean {
     if (!candidate || !this.hash) return false;
-    if (timingSafeEqual(sha256(candidate), this.hash)) return true;
-    if (this.fromEnv) return false;
+    // A stat per check (microseconds) makes `nestclaw token rotate` revoke the old token at once.
+    if (!this.fromEnv) this.reloadIfChanged();
+    return timingSafeEqual(sha256(candidate), this.hash);
+  }
+
+  private reloadIfChanged(): void {
     try {
       if (statSync(this.tokenPath).mtimeMs !== this.fileMtimeMs) {
         this.loadFile();
         this.logger.log('token file changed; using the new token');
-        return timingSafeEqual(sha256(candidate), this.hash);
       }
     } catch {
-      // file removed: keep the token we have
+      // file removed or unreadable: keep the token we have
     }
-    return false;
   }
+
 }
