@@ -19,8 +19,8 @@ export function writeTokenFile(path: string, token: string): void {
 
 /**
  * The gateway's bearer token: `NESTCLAW_TOKEN`, else `$NESTCLAW_HOME/token`, generated on first
- * start (mode 0600) and printed once. Compared in constant time; a rotated file is picked up on the
- * next failed check, so `nestclaw token rotate` takes effect at once, without a restart.
+ * start (mode 0600) and printed once. Compared in constant time; the file is re-checked on every call,
+ * so `nestclaw token rotate` takes effect at once, without a restart.
  */
 @Injectable()
 export class ApiTokenService implements OnModuleInit {
