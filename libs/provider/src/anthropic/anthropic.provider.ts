@@ -13,6 +13,7 @@ import {
 import { classifyHttpFailure, classifyTransportFailure, parseRetryAfter, ProviderAttemptError } from '../provider.errors';
 import { parseRateLimitHeaders } from '../http/rate-limit.headers';
 import { finishOf, systemOf, toolOf, turnsOf, usageOf } from './anthropic.wire';
+import { nodeFetch } from '../http/node-fetch.transport';
 
 export interface AnthropicOptions {
   baseUrl?: string;
@@ -53,6 +54,7 @@ export class AnthropicProvider implements ModelProvider {
       maxRetries: 0,
       timeout: 24 * 3600 * 1000,
       defaultHeaders: options.headers,
+      fetch: nodeFetch,
     });
   }
 

@@ -1,5 +1,6 @@
 import type { ProbeResult } from '../model-provider.port';
 import { classifyHttpFailure, classifyTransportFailure, HttpFailure, parseRetryAfter } from '../provider.errors';
+import { nodeFetch } from './node-fetch.transport';
 import { parseRateLimitHeaders } from './rate-limit.headers';
 
 /** Pulls a message (and any backend-specific hints) out of an error response body. */
@@ -19,7 +20,7 @@ export interface HttpRequest {
 export async function httpRequest(url: string, req: HttpRequest, parseError: ErrorBodyParser): Promise<Response> {
   let res: Response;
   try {
-    res = await fetch(url, {
+    res = await nodeFetch(url, {
       method: req.method ?? (req.body === undefined ? 'GET' : 'POST'),
       headers: { ...(req.body === undefined ? {} : { 'content-type': 'application/json' }), ...req.headers },
       body: req.body === undefined ? undefined : JSON.stringify(req.body),

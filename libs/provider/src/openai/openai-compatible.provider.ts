@@ -21,6 +21,7 @@ import {
 import { classifyHttpFailure, classifyTransportFailure, parseRetryAfter, ProviderAttemptError } from '../provider.errors';
 import { parseRateLimitHeaders } from '../http/rate-limit.headers';
 import { OPENAI_COMPATIBLE_PRESETS, OpenAiPreset } from './openai-presets';
+import { nodeFetch } from '../http/node-fetch.transport';
 
 export interface OpenAiCompatibleOptions {
   baseUrl: string;
@@ -115,6 +116,7 @@ export class OpenAiCompatibleProvider implements ModelProvider {
       apiKey: options.apiKey || 'not-set',
       maxRetries: 0,
       timeout: 24 * 3600 * 1000,
+      fetch: nodeFetch,
       defaultHeaders: { ...this.preset.headers, ...options.headers },
     });
   }
