@@ -1,16 +1,25 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { AgentModule } from '@nestclaw/agent';
+import { ChannelModule } from '@nestclaw/channel';
 import { ConfigModule, ConfigModuleOptions } from '@nestclaw/config';
 import { DbModule } from '@nestclaw/db';
 import { DoctorModule } from '@nestclaw/doctor';
 import { SecurityModule } from '@nestclaw/security';
+import { ApprovalsController } from './approvals/approvals.controller';
+import { AuditController } from './audit/audit.controller';
 import { BearerAuthGuard } from './auth/bearer-auth.guard';
 import { ChatController } from './chat/chat.controller';
+import { ConversationLogController } from './conversation-log/conversation-log.controller';
 import { AllExceptionsFilter } from './errors/all-exceptions.filter';
 import { HealthController } from './health/health.controller';
 import { ChatCompletionsController } from './openai/chat-completions.controller';
+import { PairingController } from './pairing/pairing.controller';
+import { SecurityConfigController } from './pairing/security-config.controller';
+import { ProvidersController } from './providers/providers.controller';
 import { SessionsController } from './sessions/sessions.controller';
+import { TokensController } from './tokens/tokens.controller';
+import { UsageController } from './usage/usage.controller';
 import { ChatWsGateway } from './ws/chat.ws-gateway';
 
 /** Composition root of the gateway process: transport lives here, everything else in libs/. */
@@ -19,8 +28,28 @@ export class GatewayModule {
   static forRoot(config: ConfigModuleOptions = {}): DynamicModule {
     return {
       module: GatewayModule,
-      imports: [ConfigModule.forRoot(config), DbModule.forRoot({ migrate: true }), SecurityModule, AgentModule, DoctorModule],
-      controllers: [ChatController, ChatCompletionsController, SessionsController, HealthController],
+      imports: [
+        ConfigModule.forRoot(config),
+        DbModule.forRoot({ migrate: true }),
+        SecurityModule,
+        AgentModule,
+        DoctorModule,
+        ChannelModule,
+      ],
+      controllers: [
+        ChatController,
+        ChatCompletionsController,
+        SessionsController,
+        HealthController,
+        PairingController,
+        TokensController,
+        ConversationLogController,
+        SecurityConfigController,
+        ApprovalsController,
+        AuditController,
+        UsageController,
+        ProvidersController,
+      ],
       providers: [{ provide: APP_GUARD, useClass: BearerAuthGuard }, { provide: APP_FILTER, useClass: AllExceptionsFilter }, ChatWsGateway],
     };
   }

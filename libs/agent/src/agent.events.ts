@@ -12,6 +12,8 @@ export type AgentEvent =
   | { type: 'token'; text: string }
   | { type: 'tool_call'; id: string; name: string; input: unknown }
   | { type: 'tool_result'; id: string; name: string; output: string; isError: boolean }
+  /** The run is paused until someone with the approve scope decides (POST /v1/approvals/{id}). */
+  | { type: 'approval_required'; approvalId: string; tool: string; input: unknown }
   | { type: 'done'; sessionId: string; turnId: string; reply: string; usage: TurnUsage; interrupted: boolean };
 
 export type DoneEvent = Extract<AgentEvent, { type: 'done' }>;

@@ -1,22 +1,16 @@
-import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { NestclawError } from '@nestclaw/common';
 import { AgentConfig, ConfigService } from '@nestclaw/config';
-import {
-  ChatMessage,
-  ChatResponse,
-  LlmCallRecord,
-  ProviderChainError,
-  ReliableProvider,
-  ToolCall,
-  providerNotConfigured,
-} from '@nestclaw/provider';
-import { ToolRegistry } from '@nestclaw/tool';
+import { ChatMessage, ChatResponse, LlmCallRecord, ProviderChainError, ReliableProvider, providerNotConfigured } from '@nestclaw/provider';
+import { Approval, ApprovalService, HookRegistry, ToolRegistry } from '@nestclaw/tool';
 import { AgentEvent, TurnUsage } from './agent.events';
 import { KeyedQueue } from './session/keyed-queue';
 import { newSessionId } from './session/session-key';
 import { NewMessage, SessionRepository } from './session/session.repository';
 import { buildPrompt } from './turn/prompt.builder';
+import { resumePoint } from './turn/resume-point';
+import { StepInput, StepTurn, ToolStepRunner, TurnDetachedError } from './turn/tool-step.runner';
 
 export interface TurnInput {
   message: string;
@@ -57,8 +51,24 @@ const sumUsage = (calls: readonly LlmCallRecord[]): TurnUsage => ({
  * The user message is committed before the model is called; whatever happens after, the turn is
  * closed as ok, interrupted or error, and every model attempt is recorded with it.
  */
+/** Where a turn's model loop starts: fresh, or resumed from the database after an approval. */
+interface LoopStart {
+  turn: StepTurn;
+  messages: ChatMessage[];
+  iteration: number;
+  /** Resuming: finish this step's tool calls before calling the model again. */
+  pendingStep?: StepInput;
+}
+
+/**
+ * The agent loop: history → prompt → model → tools → … → reply, one turn at a time per session.
+ * The user message is committed before the model is called; whatever happens after, the turn is
+ * closed as ok, interrupted or error, and every model attempt is recorded with it. A tool call
+ * that needs approval pauses the turn; it resumes in-process, or from the database after a
+ * restart or a client disconnect.
+ */
 @Injectable()
-export class AgentService implements OnApplicationBootstrap {
+export class AgentService implements OnModuleInit, OnApplicationBootstrap {
   private readonly logger = new Logger('Agent');
   private readonly queue = new KeyedQueue();
 
@@ -67,11 +77,22 @@ export class AgentService implements OnApplicationBootstrap {
     private readonly sessions: SessionRepository,
     private readonly provider: ReliableProvider,
     private readonly tools: ToolRegistry,
+    private readonly steps: ToolStepRunner,
+    private readonly approvals: ApprovalService,
+    private readonly hooks: HookRegistry,
   ) {}
+
+  onModuleInit(): void {
+    // A decision nobody in this process was waiting for (restart, client gone): resume the turn.
+    this.approvals.events.on('decided', ({ approval, delivered }) => {
+      if (!delivered) void this.resume(approval);
+    });
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     const n = await this.sessions.interruptOpenTurns();
     if (n > 0) this.logger.warn(`${n} turn(s) left open by an earlier crash were marked interrupted`);
+    await this.approvals.recover();
   }
 
   agentConfig(agentId: string): AgentConfig {
@@ -95,6 +116,11 @@ export class AgentService implements OnApplicationBootstrap {
     return this.queue.run(sessionId, () => this.runTurn({ ...input, sessionId, agentId, createSession: create }, agent, options));
   }
 
+  /** Fires SessionEnd for a session whose conversation is over (channels and the CLI call this). */
+  async endSession(sessionId: string, agentId = 'default'): Promise<void> {
+    await this.hooks.sessionEnd({ sessionId, agentId });
+  }
+
   private async runTurn(
     input: TurnInput & { sessionId: string; agentId: string },
     agent: AgentConfig,
@@ -102,24 +128,45 @@ export class AgentService implements OnApplicationBootstrap {
   ): Promise<TurnResult> {
     const { sessionId } = input;
     if (options.signal?.aborted) throw new NestclawError('cancelled', 'The request was cancelled before it started');
+    const submitted = await this.hooks.userPromptSubmit({ sessionId, agentId: input.agentId, prompt: input.message });
+    if (submitted.block) throw new NestclawError('forbidden', `The message was blocked: ${submitted.block}`);
+    const message = submitted.prompt;
     const turnId = randomUUID();
     const opened = await this.sessions.openTurn({
       sessionId,
       turnId,
       agentId: input.agentId,
-      content: input.message,
+      content: message,
       channel: input.channel,
       endpointId: input.endpointId,
       create: !!input.createSession,
       historyLimit: agent.history_limit,
     });
     if (!opened) throw new NestclawError('session_not_found', `Session "${sessionId}" does not exist; omit sessionId to start a new one`);
+    if (opened.created) await this.hooks.sessionStart({ sessionId, agentId: opened.agentId });
     // A session keeps the agent it was created with.
     const sessionAgent = opened.agentId === input.agentId ? agent : this.agentConfig(opened.agentId);
-    const systemPrompt = sessionAgent.system_prompt ?? this.config.get().prompts.system;
-    const messages: ChatMessage[] = buildPrompt(systemPrompt, opened.history, input.message);
+    const messages: ChatMessage[] = buildPrompt(this.systemPrompt(sessionAgent), opened.history, message);
     if (input.context?.length) messages.splice(1, 0, ...input.context);
-    const toolDefs = this.tools.definitionsFor(sessionAgent.tools);
+    const turn: StepTurn = {
+      sessionId,
+      turnId,
+      agentId: opened.agentId,
+      channel: input.channel,
+      endpointId: input.endpointId,
+      agent: sessionAgent,
+    };
+    return this.loop({ turn, messages, iteration: 1 }, options);
+  }
+
+  private systemPrompt(agent: AgentConfig): string {
+    return agent.system_prompt ?? this.config.get().prompts.system;
+  }
+
+  private async loop(start: LoopStart, options: TurnOptions): Promise<TurnResult> {
+    const { turn, messages } = start;
+    const { sessionId, turnId, agent } = turn;
+    const toolDefs = this.tools.definitionsFor(agent.tools);
     const allCalls: LlmCallRecord[] = [];
     const emit = options.onEvent ?? (() => undefined);
     emit({ type: 'started', sessionId, turnId });
@@ -129,26 +176,38 @@ export class AgentService implements OnApplicationBootstrap {
         turnId,
         messages: extra,
         calls,
-        close: { status, reply, channel: input.channel, endpointId: input.endpointId },
+        close: { status, reply, channel: turn.channel, endpointId: turn.endpointId },
       });
 
     let partial = '';
+    let pendingStep = start.pendingStep;
     try {
-      for (let iteration = 1; ; iteration++) {
-        const lastChance = iteration >= sessionAgent.max_iterations;
+      for (let iteration = start.iteration; ; iteration++) {
+        if (pendingStep) {
+          const step = await this.steps.run(turn, pendingStep, options.signal, emit);
+          pendingStep = undefined;
+          messages.push(...step.prompt);
+          await this.sessions.recordProgress({ sessionId, turnId, messages: step.unsaved, calls: step.llmCalls });
+        }
+        const lastChance = iteration >= agent.max_iterations;
         const request = { messages, tools: lastChance ? undefined : toolDefs, signal: options.signal };
         partial = '';
         let response: ChatResponse;
         let calls: LlmCallRecord[];
         if (options.stream) {
-          ({ response, calls } = await this.streamOnce(request, sessionAgent, (text) => {
+          ({ response, calls } = await this.streamOnce(request, agent, (text) => {
             partial += text;
             emit({ type: 'token', text });
           }));
         } else {
-          ({ response, calls } = await this.provider.chat(request, { primary: sessionAgent.model, signal: options.signal }));
+          ({ response, calls } = await this.provider.chat(request, { primary: agent.model, signal: options.signal }));
         }
         allCalls.push(...calls);
+        // A provider may end an aborted stream quietly; the client cancelled, so the turn did not finish.
+        if (options.signal?.aborted) {
+          partial = response.content || partial;
+          throw new CancelledTurnError(calls);
+        }
         if (response.toolCalls.length === 0 || lastChance) {
           const reply = response.content;
           await close('ok', reply, [{ role: 'assistant', content: reply }], calls);
@@ -156,19 +215,12 @@ export class AgentService implements OnApplicationBootstrap {
           emit({ type: 'done', sessionId, turnId, reply, usage, interrupted: false });
           return { sessionId, turnId, reply, usage, interrupted: false };
         }
-        const step = await this.runTools(
-          response.content,
-          response.toolCalls,
-          { sessionId, turnId, agentId: input.agentId },
-          sessionAgent,
-          options.signal,
-          emit,
-        );
-        messages.push(...step.prompt);
-        await this.sessions.recordProgress({ sessionId, turnId, messages: step.stored, calls });
+        pendingStep = { content: response.content, calls: response.toolCalls, llmCalls: calls };
       }
     } catch (e) {
-      const calls = e instanceof ProviderChainError ? e.calls : [];
+      // Paused for approval with nobody listening: the turn stays open and resumes on the decision.
+      if (e instanceof TurnDetachedError) throw e;
+      const calls = e instanceof ProviderChainError || e instanceof CancelledTurnError ? e.calls : [];
       allCalls.push(...calls);
       const text = e instanceof ProviderChainError && e.partialText ? e.partialText : partial;
       const cancelled =
@@ -179,6 +231,34 @@ export class AgentService implements OnApplicationBootstrap {
       );
       throw e;
     }
+  }
+
+  /** Continues a paused turn from the database once its approval is decided. */
+  resume(approval: Approval): Promise<void> {
+    return this.queue
+      .run(approval.sessionId, () => this.resumeTurn(approval))
+      .catch((e: unknown) => this.logger.error(`resuming turn ${approval.turnId} failed: ${(e as Error).message}`));
+  }
+
+  private async resumeTurn(a: Approval): Promise<void> {
+    const agent = this.agentConfig(a.agentId);
+    const { history, turn } = await this.sessions.loadTurn(a.sessionId, a.turnId, agent.history_limit);
+    const point = resumePoint(a, this.systemPrompt(agent), history, turn);
+    if (!point.ok) {
+      this.logger.warn(`approval ${a.id} was decided but cannot resume: ${point.why}`);
+      return;
+    }
+    this.logger.log(`resuming turn ${a.turnId} after approval ${a.id} (${a.status})`);
+    const endpointId = a.endpointId ?? undefined;
+    await this.loop(
+      {
+        turn: { sessionId: a.sessionId, turnId: a.turnId, agentId: a.agentId, channel: a.channel, endpointId, agent },
+        messages: point.messages,
+        iteration: point.iteration,
+        pendingStep: point.step,
+      },
+      {},
+    );
   }
 
   private async streamOnce(
@@ -192,36 +272,11 @@ export class AgentService implements OnApplicationBootstrap {
     }
     throw new NestclawError('provider_error', 'The model stream ended without a final response');
   }
+}
 
-  private async runTools(
-    content: string,
-    calls: ToolCall[],
-    ctx: { sessionId: string; turnId: string; agentId: string },
-    agent: AgentConfig,
-    signal: AbortSignal | undefined,
-    emit: (e: AgentEvent) => void,
-  ): Promise<{ prompt: ChatMessage[]; stored: NewMessage[] }> {
-    const prompt: ChatMessage[] = [{ role: 'assistant', content, toolCalls: calls }];
-    const stored: NewMessage[] = [{ role: 'assistant', content, toolCalls: calls }];
-    for (const call of calls) {
-      let input: unknown = call.arguments;
-      try {
-        input = JSON.parse(call.arguments);
-      } catch {
-        // reported to the model by the registry
-      }
-      emit({ type: 'tool_call', id: call.id, name: call.name, input });
-      const result = await this.tools.execute(call.name, call.arguments, ctx, agent.tools, signal ?? new AbortController().signal);
-      emit({ type: 'tool_result', id: call.id, name: call.name, output: result.output, isError: result.isError });
-      prompt.push({ role: 'tool', content: result.output, toolCallId: call.id, name: call.name });
-      stored.push({
-        role: 'tool',
-        content: result.output,
-        toolCallId: call.id,
-        toolName: call.name,
-        status: result.isError ? 'error' : 'ok',
-      });
-    }
-    return { prompt, stored };
+/** The client cancelled while the model was answering; carries the call records to store. */
+class CancelledTurnError extends NestclawError {
+  constructor(readonly calls: LlmCallRecord[]) {
+    super('cancelled', 'The request was cancelled');
   }
 }

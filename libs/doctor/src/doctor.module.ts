@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ProviderModule } from '@nestclaw/provider';
+import { ToolModule } from '@nestclaw/tool';
 import { DoctorService } from './doctor.service';
 
-@Module({ imports: [ProviderModule], providers: [DoctorService], exports: [DoctorService] })
+@Module({ imports: [ProviderModule, ToolModule], providers: [DoctorService], exports: [DoctorService] })
 export class DoctorModule {}

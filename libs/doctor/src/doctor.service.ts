@@ -3,7 +3,8 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigService } from '@nestclaw/config';
 import { DatabaseService, redactUrl } from '@nestclaw/db';
-import { ProviderRegistry, RegisteredModel } from '@nestclaw/provider';
+import { ModelStatus, ProviderStatusService } from '@nestclaw/provider';
+import { ExecutorSelector } from '@nestclaw/tool';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -26,7 +27,8 @@ export class DoctorService {
   constructor(
     private readonly config: ConfigService,
     private readonly db: DatabaseService,
-    private readonly providers: ProviderRegistry,
+    private readonly providers: ProviderStatusService,
+    private readonly sandbox: ExecutorSelector,
   ) {}
 
   async run(): Promise<DoctorReport> {
@@ -35,6 +37,7 @@ export class DoctorService {
       ...(await this.checkDatabase()),
       ...(await this.checkProviders()),
       this.checkTokenFile(),
+      await this.checkSandbox(),
     ];
     return { ok: checks.every((c) => c.status !== 'fail'), checks };
   }
@@ -70,16 +73,14 @@ export class DoctorService {
   }
 
   private async checkProviders(): Promise<DoctorCheck[]> {
-    const models = this.providers.all();
-    const checks: DoctorCheck[] = this.providers
-      .misconfigured()
-      .map((b) => ({
-        name: `model ${b.name}`,
-        status: 'fail' as const,
-        message: b.error,
-        fix: `fix models.${b.name} in ${this.config.path}`,
-      }));
-    if (models.length === 0 && checks.length === 0) {
+    const report = await this.providers.report({ probe: true, fresh: true });
+    const checks: DoctorCheck[] = report.misconfigured.map((b) => ({
+      name: `model ${b.name}`,
+      status: 'fail' as const,
+      message: b.error,
+      fix: `fix models.${b.name} in ${this.config.path}`,
+    }));
+    if (report.models.length === 0 && checks.length === 0) {
       return [
         {
           name: 'provider',
@@ -89,40 +90,82 @@ export class DoctorService {
         },
       ];
     }
-    checks.push(...(await Promise.all(models.map((m) => this.probe(m)))));
+    checks.push(...report.models.map((m) => this.modelCheck(m)), ...this.checkModelNames(report.models));
     return checks;
   }
 
-  /** Lists the server's models as a cheap reachability and key check (no tokens spent). */
-  private async probe(m: RegisteredModel): Promise<DoctorCheck> {
+  /** One line per model: reachability, key, breaker state and recent error rate (never the key itself). */
+  private modelCheck(m: ModelStatus): DoctorCheck {
     const name = `model ${m.name}`;
-    const baseUrl = (m.config.base_url ?? '').replace(/\/+$/, '');
-    if (!baseUrl) return { name, status: 'warn', message: `${m.provider.kind}/${m.provider.model}: default endpoint, not probed` };
-    try {
-      const res = await fetch(`${baseUrl}/models`, {
-        headers: m.config.api_key ? { authorization: `Bearer ${m.config.api_key}` } : {},
-        signal: AbortSignal.timeout(3000),
-      });
-      if (res.status === 401 || res.status === 403) {
-        return {
-          name,
-          status: 'fail',
-          message: `bad or expired key for ${m.name} (HTTP ${res.status})`,
-          fix: `set a valid api_key for models.${m.name}`,
-        };
-      }
-      const key = m.keySet ? 'key set' : 'no key set';
-      return res.ok || res.status === 404
-        ? { name, status: 'ok', message: `${m.provider.model} at ${baseUrl} reachable (${key})` }
-        : { name, status: 'warn', message: `${baseUrl} answered HTTP ${res.status} (${key})` };
-    } catch (e) {
+    const key = m.keySet ? 'key set' : m.keyRequired ? 'no key set' : 'no key needed';
+    const errors = m.recent.calls ? `${Math.round(m.recent.errorRate * 100)}% errors in ${m.recent.calls} recent calls` : 'no recent calls';
+    const facts = `${m.provider}, ${key}, breaker ${m.breaker.state}, ${errors}`;
+    const r = m.reachability;
+    if (m.keyRejected) {
+      const seen = r?.keyRejected ? `HTTP ${r.status} on probe` : `HTTP ${m.lastAuthFailure?.status ?? '?'} on its last call`;
       return {
         name,
         status: 'fail',
-        message: `${baseUrl} not reachable: ${(e as Error).message}`,
+        message: `bad or expired key for ${m.name} (${seen}); ${facts}`,
+        fix: `set a valid api_key for models.${m.name}`,
+      };
+    }
+    if (r && !r.reachable) {
+      return {
+        name,
+        status: 'fail',
+        message: `${m.model} at ${m.endpoint} not reachable: ${r.error}; ${facts}`,
         fix: `check models.${m.name}.base_url and the network`,
       };
     }
+    if (!m.keySet && m.keyRequired) {
+      return { name, status: 'warn', message: `no key set for ${m.name}; ${facts}`, fix: `set models.${m.name}.api_key` };
+    }
+    if (m.breaker.state !== 'closed') {
+      return { name, status: 'warn', message: `circuit ${m.breaker.state} for ${m.name} (failing recently); ${facts}` };
+    }
+    return { name, status: 'ok', message: `${m.model} at ${m.endpoint} reachable${r ? ` in ${r.latencyMs} ms` : ''}; ${facts}` };
+  }
+
+  /** Chains naming a model that does not exist (or is an embedding model) silently lose it. */
+  private checkModelNames(models: ModelStatus[]): DoctorCheck[] {
+    const chat = new Set(models.filter((m) => m.kind === 'chat').map((m) => m.name));
+    const { providers, agents } = this.config.get();
+    const refs: [string, string | undefined][] = [
+      ['providers.primary', providers.primary],
+      ...providers.fallback.map((n): [string, string] => ['providers.fallback', n]),
+      ...Object.entries(agents).flatMap(([id, a]): [string, string | undefined][] => [
+        [`agents.${id}.model`, a.model],
+        ...(a.fallback ?? []).map((n): [string, string] => [`agents.${id}.fallback`, n]),
+      ]),
+    ];
+    return refs
+      .filter(([, n]) => n !== undefined && !chat.has(n))
+      .map(([where, n]) => ({
+        name: 'model names',
+        status: 'warn' as const,
+        message: `${where} names "${n}", which is not a configured chat model; it is skipped`,
+        fix: `add models.${n} or fix ${where} in ${this.config.path}`,
+      }));
+  }
+
+  /** Which executor tools run in, and why each stronger one is not used. */
+  private async checkSandbox(): Promise<DoctorCheck> {
+    const s = await this.sandbox.status();
+    const why = Object.entries(s.unavailable)
+      .map(([kind, reason]) => `${kind}: ${reason}`)
+      .join('; ');
+    if (!s.active)
+      return {
+        name: 'sandbox',
+        status: 'fail',
+        message: `${s.disabledReason}${why ? ` (${why})` : ''}`,
+        fix: 'install bubblewrap or Docker',
+      };
+    const message = `tools run in the ${s.active} executor (limits: ${s.limits})${why ? `; not used: ${why}` : ''}`;
+    return s.active === 'native'
+      ? { name: 'sandbox', status: 'warn', message, fix: 'install bubblewrap (apt-get install bubblewrap) or Docker for a real boundary' }
+      : { name: 'sandbox', status: 'ok', message };
   }
 
   private checkTokenFile(): DoctorCheck {

@@ -1,5 +1,23 @@
 import { Module } from '@nestjs/common';
+import { ApprovalRepository } from './approval/approval.repository';
+import { ApprovalService } from './approval/approval.service';
+import { AuditRepository } from './audit/audit.repository';
+import { ExecutorSelector } from './executor/executor.selector';
+import { HookRegistry } from './hooks/hook.registry';
+import { ToolInvoker } from './tool.invoker';
 import { ToolRegistry } from './tool.registry';
+import { WorkspaceLocator } from './workspace/workspace.locator';
 
-@Module({ providers: [ToolRegistry], exports: [ToolRegistry] })
+const providers = [
+  ToolRegistry,
+  ToolInvoker,
+  ExecutorSelector,
+  WorkspaceLocator,
+  HookRegistry,
+  AuditRepository,
+  ApprovalRepository,
+  ApprovalService,
+];
+
+@Module({ providers, exports: providers })
 export class ToolModule {}

@@ -1,9 +1,18 @@
 import type { z } from 'zod';
+import type { ToolExecutor } from './executor/tool-executor.port';
+import type { Workspace } from './workspace/workspace';
 
+/** Who is calling a tool, and where its files live. */
 export interface ToolContext {
   sessionId: string;
   turnId: string;
   agentId: string;
+}
+
+/** What a tool gets to work with: the caller, its workspace and the executor that runs everything. */
+export interface ToolRuntime extends ToolContext {
+  workspace: Workspace;
+  executor: ToolExecutor;
 }
 
 /** A capability the model may call. Input is validated against `input` before `execute` runs. */
@@ -11,10 +20,20 @@ export interface Tool<Schema extends z.ZodType = z.ZodType> {
   readonly name: string;
   readonly description: string;
   readonly input: Schema;
-  execute(ctx: ToolContext, input: z.output<Schema>, signal: AbortSignal): Promise<string>;
+  /** Needs a process or file boundary: disabled when policy requires a sandbox and none is available. */
+  readonly needsSandbox?: boolean;
+  execute(ctx: ToolRuntime, input: z.output<Schema>, signal: AbortSignal): Promise<string>;
 }
 
 export interface ToolResult {
   output: string;
   isError: boolean;
+}
+
+/** A failure the model should read as a tool result (not a crash): bad path, policy refusal, … */
+export class ToolError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ToolError';
+  }
 }

@@ -1,59 +1,59 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { z } from 'zod';
 import type { ToolDefinition } from '@nestclaw/provider';
-import { CurrentTimeTool } from './builtin/current-time.tool';
-import { Tool, ToolContext, ToolResult } from './tool.port';
+import { ConfigService } from '@nestclaw/config';
+import { CurrentTimeTool } from './tools/current-time.tool';
+import { FileListTool } from './tools/file-list.tool';
+import { FileReadTool } from './tools/file-read.tool';
+import { FileWriteTool } from './tools/file-write.tool';
+import { HttpRequestTool } from './tools/http-request.tool';
+import { ShellTool } from './tools/shell.tool';
+import { WebSearchTool } from './tools/web-search.tool';
+import { Tool } from './tool.port';
 
 /** Results longer than this are cut with a note, so one tool cannot flood the context. */
 export const MAX_TOOL_OUTPUT_CHARS = 16_000;
 
+/** Every tool by name, with the JSON Schema definitions the model sees. */
 @Injectable()
 export class ToolRegistry {
   private readonly tools = new Map<string, Tool>();
   private readonly definitions = new Map<string, ToolDefinition>();
 
-  constructor() {
+  constructor(@Optional() config?: ConfigService) {
     this.register(new CurrentTimeTool());
+    if (config) {
+      const tools = () => config.get().tools;
+      this.register(new ShellTool(tools));
+      this.register(new FileReadTool(tools));
+      this.register(new FileWriteTool(tools));
+      this.register(new FileListTool(tools));
+      this.register(new HttpRequestTool(tools));
+      this.register(new WebSearchTool(tools));
+    }
   }
 
+  /** Adds or replaces a tool (plugins and tests). */
   register(tool: Tool): void {
     this.tools.set(tool.name, tool);
     const schema = z.toJSONSchema(tool.input, { target: 'draft-7' }) as Record<string, unknown>;
     delete schema.$schema;
+    // additionalProperties:false costs tokens on every call and the input is validated anyway.
+    delete schema.additionalProperties;
     this.definitions.set(tool.name, { name: tool.name, description: tool.description, parameters: schema });
+  }
+
+  get(name: string): Tool | undefined {
+    return this.tools.get(name);
+  }
+
+  names(): string[] {
+    return [...this.tools.keys()];
   }
 
   /** Definitions for the enabled tools that exist, in the order given. */
   definitionsFor(names: readonly string[]): ToolDefinition[] {
     return names.map((n) => this.definitions.get(n)).filter((d): d is ToolDefinition => !!d);
-  }
-
-  /** Never throws: unknown tools, bad input and failures come back to the model as error results. */
-  async execute(
-    name: string,
-    rawArguments: string,
-    ctx: ToolContext,
-    enabled: readonly string[],
-    signal: AbortSignal,
-  ): Promise<ToolResult> {
-    const tool = this.tools.get(name);
-    if (!tool || !enabled.includes(name)) return { output: `error: unknown tool "${name}"`, isError: true };
-    let args: unknown;
-    try {
-      args = rawArguments.trim() ? JSON.parse(rawArguments) : {};
-    } catch {
-      return { output: `error: arguments are not valid JSON: ${rawArguments.slice(0, 200)}`, isError: true };
-    }
-    const parsed = tool.input.safeParse(args);
-    if (!parsed.success) {
-      const why = parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ');
-      return { output: `error: invalid input: ${why}`, isError: true };
-    }
-    try {
-      return { output: capOutput(await tool.execute(ctx, parsed.data, signal)), isError: false };
-    } catch (e) {
-      return { output: `error: ${(e as Error).message}`, isError: true };
-    }
   }
 }
 

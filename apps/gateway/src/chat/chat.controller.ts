@@ -46,6 +46,8 @@ export class ChatController {
               return open().event('tool_call', { id: e.id, name: e.name, input: e.input });
             case 'tool_result':
               return open().event('tool_result', { id: e.id, name: e.name, output: e.output, isError: e.isError });
+            case 'approval_required':
+              return open().event('approval_required', { approvalId: e.approvalId, tool: e.tool, input: e.input });
             case 'done':
               return open().event('done', { sessionId: e.sessionId, reply: e.reply, usage: e.usage });
           }

@@ -14,9 +14,12 @@ export function statusFor(code: ErrorCode): number {
     case 'not_found':
     case 'session_not_found':
       return 404;
+    case 'conflict':
+      return 409;
     case 'payload_too_large':
       return 413;
     case 'rate_limited':
+    case 'pairing_locked':
       return 429;
     case 'cancelled':
       return 499;

@@ -83,6 +83,8 @@ export class ChatWsGateway implements BeforeApplicationShutdown {
                     return send({ type: 'tool_call', id, callId: e.id, name: e.name, input: e.input });
                   case 'tool_result':
                     return send({ type: 'tool_result', id, callId: e.id, name: e.name, output: e.output, isError: e.isError });
+                  case 'approval_required':
+                    return send({ type: 'approval_required', id, approvalId: e.approvalId, tool: e.tool, input: e.input });
                   case 'done':
                     return send({ type: 'done', id, sessionId: e.sessionId, reply: e.reply, usage: e.usage });
                 }

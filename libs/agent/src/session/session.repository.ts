@@ -69,7 +69,7 @@ export class SessionRepository {
    * Commits the user message (status `pending` until the turn closes), logs it, creates the session
    * when allowed, and returns the history before this message. Null when the session does not exist.
    */
-  async openTurn(t: OpenTurn): Promise<{ history: StoredMessage[]; agentId: string } | null> {
+  async openTurn(t: OpenTurn): Promise<{ history: StoredMessage[]; agentId: string; created: boolean } | null> {
     const sql = `
       WITH s AS (
         ${
@@ -89,13 +89,13 @@ export class SessionRepository {
         INSERT INTO conversation_log (direction, channel, endpoint_id, session_id, content)
         SELECT 'in', $5, $6, $1, $4 FROM s
       )
-      SELECT (SELECT agent_id FROM s) AS agent_id,
+      SELECT (SELECT agent_id FROM s) AS agent_id, coalesce((SELECT created FROM s), false) AS created,
              (SELECT coalesce(json_agg(h ORDER BY h.seq), '[]'::json) FROM (
                 SELECT seq, turn_id AS "turnId", role, content, tool_calls AS "toolCalls", tool_call_id AS "toolCallId",
                        tool_name AS "toolName", status, created_at AS "createdAt"
                 FROM messages WHERE session_id = $1 ORDER BY seq DESC LIMIT $7) h) AS history`;
     try {
-      const { rows } = await this.db.pool.query<{ agent_id: string | null; history: StoredMessage[] }>(sql, [
+      const { rows } = await this.db.pool.query<{ agent_id: string | null; created: boolean; history: StoredMessage[] }>(sql, [
         t.sessionId,
         t.turnId,
         t.agentId,
@@ -106,7 +106,7 @@ export class SessionRepository {
       ]);
       const row = rows[0];
       if (!row?.agent_id) return null;
-      return { history: row.history, agentId: row.agent_id };
+      return { history: row.history, agentId: row.agent_id, created: row.created };
     } catch (e) {
       throw asDatabaseError(e);
     }
@@ -175,10 +175,36 @@ export class SessionRepository {
     }
   }
 
-  /** At start-up: turns left open by a crash are marked interrupted. Returns how many. */
+  /**
+   * At start-up: turns left open by a crash are marked interrupted. Returns how many. Turns paused
+   * for a pending tool approval are not crashed: they resume when the approval is decided.
+   */
   async interruptOpenTurns(): Promise<number> {
-    const { rowCount } = await this.db.pool.query(`UPDATE messages SET status = 'interrupted' WHERE status = 'pending'`);
+    const { rowCount } = await this.db.pool.query(
+      `UPDATE messages m SET status = 'interrupted' WHERE m.status = 'pending'
+         AND NOT EXISTS (SELECT 1 FROM tool_approvals a WHERE a.turn_id = m.turn_id AND a.status = 'pending')`,
+    );
     return rowCount ?? 0;
+  }
+
+  /** For resuming a paused turn: the rows of that turn in order, and the history before it. */
+  async loadTurn(sessionId: string, turnId: string, historyLimit: number): Promise<{ history: StoredMessage[]; turn: StoredMessage[] }> {
+    const cols = `seq, turn_id AS "turnId", role, content, tool_calls AS "toolCalls", tool_call_id AS "toolCallId",
+                  tool_name AS "toolName", status, created_at AS "createdAt"`;
+    try {
+      const turn = await this.db.pool.query<StoredMessage>(
+        `SELECT ${cols} FROM messages WHERE session_id = $1 AND turn_id = $2 ORDER BY seq`,
+        [sessionId, turnId],
+      );
+      const first = turn.rows[0]?.seq ?? 0;
+      const history = await this.db.pool.query<StoredMessage>(
+        `SELECT * FROM (SELECT ${cols} FROM messages WHERE session_id = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3) h ORDER BY seq`,
+        [sessionId, first, historyLimit],
+      );
+      return { history: history.rows, turn: turn.rows };
+    } catch (e) {
+      throw asDatabaseError(e);
+    }
   }
 
   async exists(sessionId: string): Promise<boolean> {

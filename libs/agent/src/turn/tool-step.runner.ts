@@ -1,0 +1,137 @@
+import { Injectable } from '@nestjs/common';
+import { NestclawError } from '@nestclaw/common';
+import type { AgentConfig } from '@nestclaw/config';
+import type { ChatMessage, LlmCallRecord, ToolCall } from '@nestclaw/provider';
+import { Approval, ApprovalService, PreparedCall, ToolContext, ToolInvoker, ToolResult } from '@nestclaw/tool';
+import type { AgentEvent } from '../agent.events';
+import { NewMessage, SessionRepository } from '../session/session.repository';
+
+/** Thrown when the client leaves while a call waits for approval: the turn stays open to resume later. */
+export class TurnDetachedError extends NestclawError {
+  constructor() {
+    super('cancelled', 'The client went away while a tool call was waiting for approval; the turn resumes when it is decided');
+  }
+}
+
+export interface StepTurn extends ToolContext {
+  channel: string;
+  endpointId?: string;
+  agent: AgentConfig;
+}
+
+export interface StepInput {
+  content: string;
+  calls: ToolCall[];
+  /** LLM call records of the response that asked for these calls, not stored yet. */
+  llmCalls: LlmCallRecord[];
+  /** Resuming: the assistant message is already stored, with these results. */
+  stored?: { results: Map<string, { content: string; isError: boolean }> };
+  /** Resuming: the decision for this call. */
+  decided?: Approval;
+}
+
+export interface StepOutput {
+  prompt: ChatMessage[];
+  /** Transcript rows and LLM call records still to be stored. */
+  unsaved: NewMessage[];
+  llmCalls: LlmCallRecord[];
+}
+
+/**
+ * Runs one model response's tool calls in order. A call that needs approval first stores the
+ * turn's progress (so it can resume from the database after a restart), creates the approval,
+ * tells the client, and waits.
+ */
+@Injectable()
+export class ToolStepRunner {
+  constructor(
+    private readonly invoker: ToolInvoker,
+    private readonly approvals: ApprovalService,
+    private readonly sessions: SessionRepository,
+  ) {}
+
+  async run(turn: StepTurn, step: StepInput, signal: AbortSignal | undefined, emit: (e: AgentEvent) => void): Promise<StepOutput> {
+    const ctx: ToolContext = { sessionId: turn.sessionId, turnId: turn.turnId, agentId: turn.agentId };
+    const prompt: ChatMessage[] = [{ role: 'assistant', content: step.content, toolCalls: step.calls }];
+    let unsaved: NewMessage[] = step.stored ? [] : [{ role: 'assistant', content: step.content, toolCalls: step.calls }];
+    let llmCalls = step.llmCalls;
+    const sig = signal ?? new AbortController().signal;
+    for (const call of step.calls) {
+      const done = step.stored?.results.get(call.id);
+      if (done) {
+        prompt.push({ role: 'tool', content: done.content, toolCallId: call.id, name: call.name });
+        continue;
+      }
+      let input: unknown = call.arguments;
+      try {
+        input = JSON.parse(call.arguments);
+      } catch {
+        // reported to the model by the invoker
+      }
+      emit({ type: 'tool_call', id: call.id, name: call.name, input });
+      let result: ToolResult;
+      if (step.decided?.toolCallId === call.id) {
+        result = await this.afterDecision(step.decided, call, ctx, turn, sig);
+      } else {
+        const prep = await this.invoker.prepare(call.name, call.arguments, ctx, turn.agent);
+        if (prep.kind === 'result') result = prep.result;
+        else if (!prep.call.needsApproval) result = await this.invoker.run(prep.call, ctx, turn.agent, sig);
+        else {
+          await this.sessions.recordProgress({ sessionId: turn.sessionId, turnId: turn.turnId, messages: unsaved, calls: llmCalls });
+          unsaved = [];
+          llmCalls = [];
+          const approval = await this.approvals.request({
+            sessionId: turn.sessionId,
+            turnId: turn.turnId,
+            toolCallId: call.id,
+            tool: call.name,
+            input: prep.call.input,
+            matchKey: prep.call.matchKey,
+            agentId: turn.agentId,
+            channel: turn.channel,
+            endpointId: turn.endpointId ?? null,
+          });
+          const wait = this.approvals.waitFor(approval.id, signal);
+          emit({ type: 'approval_required', approvalId: approval.id, tool: call.name, input: prep.call.input });
+          let decided: Approval;
+          try {
+            decided = await wait;
+          } catch {
+            throw new TurnDetachedError();
+          }
+          result = await this.afterDecision(decided, call, ctx, turn, sig, prep.call);
+        }
+      }
+      emit({ type: 'tool_result', id: call.id, name: call.name, output: result.output, isError: result.isError });
+      prompt.push({ role: 'tool', content: result.output, toolCallId: call.id, name: call.name });
+      unsaved.push({
+        role: 'tool',
+        content: result.output,
+        toolCallId: call.id,
+        toolName: call.name,
+        status: result.isError ? 'error' : 'ok',
+      });
+    }
+    return { prompt, unsaved, llmCalls };
+  }
+
+  private async afterDecision(
+    a: Approval,
+    call: ToolCall,
+    ctx: ToolContext,
+    turn: StepTurn,
+    signal: AbortSignal,
+    prepared?: PreparedCall,
+  ): Promise<ToolResult> {
+    if (a.status === 'expired') return { output: 'denied: timed out waiting for approval', isError: true };
+    if (a.status !== 'approved') return { output: `denied: ${a.decidedBy ?? 'the user'} refused this ${call.name} call`, isError: true };
+    let ready = prepared;
+    if (!ready) {
+      // After a restart: validate again (policy or config may have changed), then run without asking twice.
+      const prep = await this.invoker.prepare(call.name, JSON.stringify(a.input), ctx, turn.agent);
+      if (prep.kind === 'result') return prep.result;
+      ready = prep.call;
+    }
+    return this.invoker.run(ready, ctx, turn.agent, signal);
+  }
+}

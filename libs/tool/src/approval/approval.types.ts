@@ -1,0 +1,32 @@
+export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired';
+
+export interface Approval {
+  id: string;
+  sessionId: string;
+  turnId: string;
+  toolCallId: string;
+  tool: string;
+  input: unknown;
+  /** What a "remember" rule matches exactly: the command for shell, canonical JSON otherwise. */
+  matchKey: string;
+  agentId: string;
+  channel: string;
+  endpointId: string | null;
+  status: ApprovalStatus;
+  requestedAt: string;
+  expiresAt: string;
+  decidedAt: string | null;
+  decidedBy: string | null;
+}
+
+export type NewApproval = Pick<
+  Approval,
+  'sessionId' | 'turnId' | 'toolCallId' | 'tool' | 'input' | 'matchKey' | 'agentId' | 'channel' | 'endpointId'
+>;
+
+/** What the run that asked is told. */
+export interface ApprovalDecision {
+  approval: Approval;
+  /** True when a waiting run in this process took the decision; false means the turn must be resumed. */
+  delivered: boolean;
+}

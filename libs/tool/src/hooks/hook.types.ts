@@ -1,0 +1,37 @@
+import type { ToolContext } from '../tool.port';
+
+export interface PreToolUseEvent {
+  ctx: ToolContext;
+  tool: string;
+  input: unknown;
+}
+/** Block the call (the model is told why) or replace its input. */
+export type PreToolUseDecision = { block: string } | { input: unknown } | void;
+
+export interface PostToolUseEvent extends PreToolUseEvent {
+  output: string;
+  isError: boolean;
+}
+/** A replacement output (e.g. with secrets redacted). */
+export type PostToolUseDecision = { output: string } | void;
+
+export interface UserPromptSubmitEvent {
+  sessionId: string;
+  agentId: string;
+  prompt: string;
+}
+export type UserPromptSubmitDecision = { block: string } | { prompt: string } | void;
+
+export interface SessionEvent {
+  sessionId: string;
+  agentId: string;
+}
+
+export interface HookMap {
+  PreToolUse: (e: PreToolUseEvent) => PreToolUseDecision | Promise<PreToolUseDecision>;
+  PostToolUse: (e: PostToolUseEvent) => PostToolUseDecision | Promise<PostToolUseDecision>;
+  UserPromptSubmit: (e: UserPromptSubmitEvent) => UserPromptSubmitDecision | Promise<UserPromptSubmitDecision>;
+  SessionStart: (e: SessionEvent) => void | Promise<void>;
+  SessionEnd: (e: SessionEvent) => void | Promise<void>;
+}
+export type HookName = keyof HookMap;

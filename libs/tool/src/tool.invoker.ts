@@ -1,0 +1,142 @@
+import { Injectable } from '@nestjs/common';
+import type { AgentConfig } from '@nestclaw/config';
+import { ConfigService } from '@nestclaw/config';
+import { approvalRequired } from './approval/approval-rules';
+import { ApprovalService } from './approval/approval.service';
+import { AuditRepository } from './audit/audit.repository';
+import { ExecutorSelector } from './executor/executor.selector';
+import { RestrictedNativeExecutor } from './executor/restricted-native.executor';
+import { configBlock, configRedact } from './hooks/config-rules.hook';
+import { HookRegistry } from './hooks/hook.registry';
+import { capOutput, ToolRegistry } from './tool.registry';
+import { Tool, ToolContext, ToolError, ToolResult } from './tool.port';
+import { WorkspaceLocator } from './workspace/workspace.locator';
+
+/** A validated call, ready to run once approved (or right away when no approval is needed). */
+export interface PreparedCall {
+  tool: Tool;
+  input: unknown;
+  needsApproval: boolean;
+  /** Exact-match key for approvals remembered with "remember". */
+  matchKey: string;
+}
+
+export type Preparation = { kind: 'ready'; call: PreparedCall } | { kind: 'result'; result: ToolResult };
+
+type Prechecked = Tool & {
+  precheck?: (input: unknown, ctx?: { workspace: ReturnType<WorkspaceLocator['forContext']> }) => Promise<void>;
+  approvalKey?: (input: unknown) => string;
+};
+
+const error = (output: string): Preparation => ({ kind: 'result', result: { output: `error: ${output}`, isError: true } });
+
+/** Canonical JSON (sorted keys), so the same input always gives the same remember key. */
+export function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (v && typeof v === 'object') {
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
+}
+
+/**
+ * The tool call path: validate → PreToolUse hooks (config rules, then in-process) → policy
+ * precheck → approval requirement; then, once allowed, execute in the active executor →
+ * PostToolUse → size cap → audit. Never throws: every failure is a result the model reads.
+ */
+@Injectable()
+export class ToolInvoker {
+  private readonly fallback = new RestrictedNativeExecutor();
+
+  constructor(
+    private readonly registry: ToolRegistry,
+    private readonly selector: ExecutorSelector,
+    private readonly workspaces: WorkspaceLocator,
+    private readonly hooks: HookRegistry,
+    private readonly audit: AuditRepository,
+    private readonly approvals: ApprovalService,
+    private readonly config: ConfigService,
+  ) {}
+
+  async prepare(name: string, rawArguments: string, ctx: ToolContext, agent: AgentConfig): Promise<Preparation> {
+    const tool = this.registry.get(name) as Prechecked | undefined;
+    if (!tool || !agent.tools.includes(name)) return error(`unknown tool "${name}"`);
+    let args: unknown;
+    try {
+      args = rawArguments.trim() ? JSON.parse(rawArguments) : {};
+    } catch {
+      return error(`arguments are not valid JSON: ${rawArguments.slice(0, 200)}`);
+    }
+    const t = this.config.get().tools;
+    const blocked = configBlock(t.hooks, name, args);
+    if (blocked) return this.refused(name, args, ctx, blocked);
+    const pre = await this.hooks.preToolUse({ ctx, tool: name, input: args });
+    if (pre.block) return this.refused(name, args, ctx, pre.block);
+    const parsed = tool.input.safeParse(pre.input);
+    if (!parsed.success) {
+      const why = parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ');
+      return error(`invalid input: ${why}`);
+    }
+    const input = parsed.data;
+    if (tool.needsSandbox) {
+      const { executor, status } = await this.selector.select();
+      if (!executor) return this.refused(name, input, ctx, `tool disabled: ${status.disabledReason}`);
+    }
+    try {
+      await tool.precheck?.(input, { workspace: this.workspaces.forContext(ctx, agent) });
+    } catch (e) {
+      return this.refused(name, input, ctx, (e as Error).message);
+    }
+    const matchKey = tool.approvalKey ? tool.approvalKey(input) : canonicalJson(input);
+    const needsApproval = await this.needsApproval(name, input, matchKey);
+    return { kind: 'ready', call: { tool, input, needsApproval, matchKey } };
+  }
+
+  private async needsApproval(name: string, input: unknown, matchKey: string): Promise<boolean> {
+    if (!approvalRequired(this.config.get().tools.approval, name, input)) return false;
+    return !(await this.approvals.isRemembered(name, matchKey));
+  }
+
+  /** Runs an allowed call. */
+  async run(call: PreparedCall, ctx: ToolContext, agent: AgentConfig, signal: AbortSignal): Promise<ToolResult> {
+    const started = Date.now();
+    let result: ToolResult;
+    try {
+      const { executor } = await this.selector.select();
+      if (call.tool.needsSandbox && !executor) throw new ToolError('tool disabled: no sandbox is available');
+      const runtime = { ...ctx, workspace: this.workspaces.forContext(ctx, agent), executor: executor ?? this.fallback };
+      result = { output: await call.tool.execute(runtime, call.input, signal), isError: false };
+    } catch (e) {
+      result = { output: `error: ${(e as Error).message}`, isError: true };
+    }
+    const t = this.config.get().tools;
+    let output = configRedact(t.hooks, call.tool.name, result.output);
+    output = await this.hooks.postToolUse({ ctx, tool: call.tool.name, input: call.input, output, isError: result.isError });
+    result = { output: capOutput(output), isError: result.isError };
+    await this.audit.record({
+      actor: `agent:${ctx.agentId}`,
+      action: 'tool.execute',
+      target: `${call.tool.name} ${call.matchKey}`,
+      outcome: result.isError ? 'error' : 'ok',
+      durationMs: Date.now() - started,
+      sessionId: ctx.sessionId,
+      detail: { turnId: ctx.turnId },
+    });
+    return result;
+  }
+
+  private async refused(name: string, input: unknown, ctx: ToolContext, reason: string): Promise<Preparation> {
+    await this.audit.record({
+      actor: `agent:${ctx.agentId}`,
+      action: 'tool.execute',
+      target: `${name} ${canonicalJson(input)}`,
+      outcome: 'refused',
+      sessionId: ctx.sessionId,
+      detail: { turnId: ctx.turnId, reason },
+    });
+    return error(reason);
+  }
+}

@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import type { ToolsConfig } from '@nestclaw/config';
+import { resolveWorkspacePath } from '../policy/workspace-paths';
+import { Tool, ToolError, ToolRuntime } from '../tool.port';
+import { fileRequest } from './file-tools.support';
+
+const input = z.object({
+  path: z.string().min(1),
+  content: z.string(),
+  append: z.boolean().optional(),
+});
+
+export class FileWriteTool implements Tool<typeof input> {
+  readonly name = 'file_write';
+  readonly description = 'Write (or append to) a file in the workspace.';
+  readonly input = input;
+  readonly needsSandbox = true;
+
+  constructor(private readonly config: () => ToolsConfig) {}
+
+  async precheck(i: z.output<typeof input>, ctx?: Pick<ToolRuntime, 'workspace'>): Promise<void> {
+    if (ctx && ctx.workspace.access !== 'rw')
+      throw new ToolError(`the workspace is ${ctx.workspace.access === 'ro' ? 'read-only' : 'not available'}`);
+  }
+
+  async execute(ctx: ToolRuntime, i: z.output<typeof input>): Promise<string> {
+    await this.precheck(i, ctx);
+    const p = resolveWorkspacePath(ctx.workspace, i.path);
+    await ctx.executor.writeFile(fileRequest(ctx, this.config()), p.relative, i.content, !!i.append);
+    return `${i.append ? 'appended' : 'wrote'} ${Buffer.byteLength(i.content)} bytes to ${p.relative}`;
+  }
+}
