@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { z } from 'zod';
 import type { ToolDefinition } from '@nestclaw/provider';
-import { CurrentTimeTool } from './builtin/current-time.tool';
+import { CurrentTimeTool } from './tools/current-time.tool';
 import { Tool, ToolContext, ToolResult } from './tool.port';
 
 /** Results longer than this are cut with a note, so one tool cannot flood the context. */
