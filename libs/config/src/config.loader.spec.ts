@@ -48,6 +48,12 @@ describe('loadConfig', () => {
     expect(config.providers.primary).toBe('default');
   });
 
+  it('treats OPENAI_API_KEY alone as an OpenAI account', () => {
+    const { config } = loadConfig('/nonexistent/config.yaml', { OPENAI_API_KEY: 'sk-x' });
+    expect(config.models.default).toMatchObject({ provider: 'openai', api_key: 'sk-x', model: 'gpt-4o-mini' });
+    expect(config.models.default.base_url).toBeUndefined();
+  });
+
   it('lists every bad key with what was expected in one error', () => {
     const path = write(
       'server:\n  port: "eighty"\n  host: 7\nagents:\n  default: { max_iterations: 0 }\nmodels:\n  m: { base_url: "not a url" }\n',
