@@ -1,1 +1,47 @@
-console.log('cli placeholder');
+import 'reflect-metadata';
+import { Command } from 'commander';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { packageRoot } from '@nestclaw/common';
+import { messageOf, note } from './cli-output';
+import { chatCommand } from './commands/chat.command';
+import { doctorCommand } from './commands/doctor.command';
+import { migrateCommand } from './commands/migrate.command';
+import { startCommand } from './commands/start.command';
+import { tokenCommand } from './commands/token.command';
+
+function version(): string {
+  try {
+    return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+const program = new Command('nestclaw')
+  .description('Self-hosted AI assistant gateway on NestJS and PostgreSQL')
+  .version(version())
+  .option('-c, --config <path>', 'config file (default $NESTCLAW_CONFIG, else $NESTCLAW_HOME/config.yaml)')
+  .configureHelp({ showGlobalOptions: true })
+  .showHelpAfterError()
+  // Before any command loads config: every lib reads the path from NESTCLAW_CONFIG.
+  .hook('preAction', (cmd) => {
+    const { config } = cmd.opts<{ config?: string }>();
+    if (config) process.env.NESTCLAW_CONFIG = resolve(config);
+  })
+  .addCommand(startCommand())
+  .addCommand(chatCommand())
+  .addCommand(migrateCommand())
+  .addCommand(doctorCommand())
+  .addCommand(tokenCommand());
+// `nestclaw <command> --help` lists --config too (addCommand does not copy help settings).
+for (const cmd of program.commands) cmd.configureHelp({ showGlobalOptions: true });
+
+if (process.argv.length <= 2) {
+  program.outputHelp();
+} else {
+  program.parseAsync(process.argv).catch((e: unknown) => {
+    note(`nestclaw: ${messageOf(e)}`);
+    process.exit(1);
+  });
+}

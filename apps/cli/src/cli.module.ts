@@ -1,0 +1,24 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { ConfigModule } from '@nestclaw/config';
+import { DbModule } from '@nestclaw/db';
+import { DoctorModule } from '@nestclaw/doctor';
+
+/**
+ * Composition roots for the CLI commands that need Nest: the same lib modules the gateway uses,
+ * minus transport. Config is never watched here: a command is short-lived.
+ */
+@Module({})
+export class CliModule {
+  /** `nestclaw migrate`: config + database, migrating while connecting. */
+  static forMigrate(): DynamicModule {
+    return { module: CliModule, imports: [ConfigModule.forRoot({ watch: false }), DbModule.forRoot({ migrate: true })] };
+  }
+
+  /** `nestclaw doctor`: the checks behind `GET /doctor`; never migrates, so it reports pending ones. */
+  static forDoctor(): DynamicModule {
+    return {
+      module: CliModule,
+      imports: [ConfigModule.forRoot({ watch: false }), DbModule.forRoot({ migrate: false }), DoctorModule],
+    };
+  }
+}
