@@ -99,3 +99,51 @@ describe('POST /v1/chat', () => {
     for (let i = 0; i < messages.length; i += 2) expect(messages[i + 1].content).toBe(`echo: ${messages[i].content}`);
   });
 });
+
+describe('turn scheduling and cancellation', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(() => h.stop());
+
+  it('runs different sessions concurrently while one session waits its turn', async () => {
+    h.llm.enqueue({ kind: 'text', text: 'slow answer', delayMs: 800 });
+    const started = Date.now();
+    const slow = h
+      .api('/v1/chat', { json: { message: 'slow' } })
+      .then(async (r) => ({ at: Date.now() - started, body: (await r.json()) as { reply: string } }));
+    await new Promise((r) => setTimeout(r, 100));
+    const fast = await h.api('/v1/chat', { json: { message: 'fast' } });
+    const fastAt = Date.now() - started;
+    expect(((await fast.json()) as { reply: string }).reply).toBe('echo: fast');
+    const s = await slow;
+    expect(s.body.reply).toBe('slow answer');
+    expect(fastAt).toBeLessThan(s.at);
+  });
+
+  it('aborts the model call when an HTTP client disconnects and keeps the partial reply marked interrupted', async () => {
+    h.llm.enqueue({ kind: 'text', text: 'y'.repeat(800), tokenDelayMs: 15 });
+    const controller = new AbortController();
+    const res = await h.api('/v1/chat', { json: { message: 'disconnect me', stream: true }, signal: controller.signal });
+    const reader = res.body!.getReader();
+    let seen = '';
+    while (!seen.includes('event: token')) seen += new TextDecoder().decode((await reader.read()).value);
+    const sessionId = /"sessionId":"([^"]+)"/.exec(seen)?.[1];
+    controller.abort();
+    const llmRequest = h.llm.requests[h.llm.requests.length - 1];
+    expect(llmRequest.body.stream).toBe(true);
+    // the turn closes as interrupted shortly after the disconnect
+    let messages: { role: string; content: string; status: string }[] = [];
+    const sessions = (await (await h.api('/v1/sessions?limit=1')).json()) as { sessions: { id: string }[] };
+    const id = sessionId ?? sessions.sessions[0].id;
+    for (let i = 0; i < 50; i++) {
+      messages = ((await (await h.api(`/v1/sessions/${id}/messages`)).json()) as { messages: typeof messages }).messages;
+      if (messages[0]?.status === 'interrupted') break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(messages[0]).toMatchObject({ role: 'user', content: 'disconnect me', status: 'interrupted' });
+    expect(messages[1]).toMatchObject({ role: 'assistant', status: 'interrupted' });
+    expect(messages[1].content.length).toBeLessThan(800);
+  });
+});

@@ -2,10 +2,8 @@ import 'reflect-metadata';
 import { LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Server } from 'node:http';
 import { loadConfig, defaultConfigPath, ConfigService } from '@nestclaw/config';
-import { toErrorResponse } from './errors/error-body';
 import { GatewayModule } from './gateway.module';
 import { ChatWsGateway } from './ws/chat.ws-gateway';
 
@@ -47,12 +45,6 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     },
   );
   app.enableShutdownHooks();
-  const fastify = app.getHttpAdapter().getInstance();
-  // Errors raised by Fastify itself (oversized or malformed bodies) get the same JSON shape.
-  fastify.setErrorHandler((error: FastifyError, _req: FastifyRequest, reply: FastifyReply) => {
-    const { status, body } = toErrorResponse(error);
-    void reply.status(status).send(body);
-  });
   app.get(ChatWsGateway).attach(app.getHttpServer() as Server, config.server.body_limit);
 
   const live = app.get(ConfigService).get().server;

@@ -56,7 +56,8 @@ export function applyEnv(raw: Json, env: NodeJS.ProcessEnv): Json {
     const models = (out.models ?? {}) as Json;
     const existing = (models.default ?? {}) as Json;
     models.default = {
-      provider: 'openai-compatible',
+      // Without a base URL the key is an OpenAI key: use the OpenAI preset's endpoint.
+      provider: env.OPENAI_BASE_URL || existing.base_url ? 'openai-compatible' : 'openai',
       ...existing,
       ...(env.OPENAI_BASE_URL ? { base_url: env.OPENAI_BASE_URL } : {}),
       ...(env.OPENAI_API_KEY ? { api_key: env.OPENAI_API_KEY } : {}),

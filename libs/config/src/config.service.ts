@@ -39,11 +39,12 @@ export class ConfigService implements OnModuleInit, OnApplicationShutdown {
     return this.options.path;
   }
 
-  onModuleInit(): void {
+  async onModuleInit(): Promise<void> {
     if (!this.options.watch) return;
     this.watcher = watch(this.options.path, { ignoreInitial: true, awaitWriteFinish: { stabilityThreshold: 100, pollInterval: 20 } });
     this.watcher.on('add', () => void this.reload());
     this.watcher.on('change', () => void this.reload());
+    await new Promise<void>((resolve) => this.watcher!.once('ready', () => resolve()));
   }
 
   async onApplicationShutdown(): Promise<void> {

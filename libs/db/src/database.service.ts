@@ -73,6 +73,8 @@ export class DatabaseService implements OnApplicationShutdown {
       max: embedded ? Math.min(database.pool_size, 6) : database.pool_size,
       connectionTimeoutMillis: 3000,
       idleTimeoutMillis: 30_000,
+      // Real PostgreSQL only: PGlite's socket server does not take startup options.
+      ...(embedded ? {} : { options: `-c synchronous_commit=${database.synchronous_commit}` }),
     });
     // An idle client losing its server must not crash the process; queries report it instead.
     pool.on('error', (e) => DatabaseService.logger.warn(`idle database connection lost: ${e.message}`));

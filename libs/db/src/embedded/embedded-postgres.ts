@@ -1,6 +1,8 @@
+import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
+import { packageRoot } from '@nestclaw/common';
 
 export interface EmbeddedPostgres {
   url: string;
@@ -70,6 +72,9 @@ export async function startEmbeddedPostgres(home: string, log: (line: string) =>
       ? `creating the embedded database in ${dataDir} (first start only, a few seconds)`
       : `opening the embedded database in ${dataDir}`,
   );
+  // initdb leaves ~500 MB of WASM memory behind that is never returned; doing it in a short-lived
+  // child keeps the gateway's own footprint at what a reopen costs.
+  if (fresh) await initInChildProcess(dataDir);
   // Loaded lazily: the WASM build is only needed on machines without DATABASE_URL.
   const { PGlite } = await import('@electric-sql/pglite');
   const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
@@ -87,4 +92,14 @@ export async function startEmbeddedPostgres(home: string, log: (line: string) =>
       rmSync(infoPath, { force: true });
     },
   };
+}
+
+/** Creates the data directory in a separate Node process that exits when done. */
+function initInChildProcess(dataDir: string): Promise<void> {
+  const script = `require('@electric-sql/pglite').PGlite.create(${JSON.stringify(dataDir)}).then((db) => db.close())`;
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, ['-e', script], { cwd: packageRoot(), timeout: 120_000 }, (error, _stdout, stderr) =>
+      error ? reject(new Error(`could not create the embedded database in ${dataDir}: ${stderr || error.message}`)) : resolve(),
+    );
+  });
 }

@@ -1,0 +1,79 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig, interpolate } from './config.loader';
+
+const write = (text: string) => {
+  const dir = mkdtempSync(join(tmpdir(), 'nestclaw-config-'));
+  const path = join(dir, 'config.yaml');
+  writeFileSync(path, text);
+  return path;
+};
+
+describe('loadConfig', () => {
+  it('uses defaults when the file is missing', () => {
+    const { config, fromFile } = loadConfig('/nonexistent/config.yaml', {});
+    expect(fromFile).toBe(false);
+    expect(config.server).toMatchObject({ host: '127.0.0.1', port: 3000 });
+    expect(config.agents.default.max_iterations).toBe(8);
+    expect(config.models).toEqual({});
+  });
+
+  it('interpolates ${VAR} and ${VAR:-fallback} inside values', () => {
+    expect(interpolate({ a: 'key-${K}', b: ['${MISSING:-dflt}'], c: 3 }, { K: 'v' })).toEqual({ a: 'key-v', b: ['dflt'], c: 3 });
+    const path = write('models:\n  m: { provider: openai, model: gpt-4o-mini, api_key: "${MY_KEY}" }\n');
+    expect(loadConfig(path, { MY_KEY: 'sk-123' }).config.models.m.api_key).toBe('sk-123');
+  });
+
+  it('applies NESTCLAW_<SECTION>__<KEY> overrides as typed values', () => {
+    const path = write('server:\n  port: 4000\n');
+    const { config } = loadConfig(path, { NESTCLAW_SERVER__PORT: '5001', NESTCLAW_AGENTS__DEFAULT__MAX_ITERATIONS: '3' });
+    expect(config.server.port).toBe(5001);
+    expect(config.agents.default.max_iterations).toBe(3);
+  });
+
+  it('applies the conventional variables over the file', () => {
+    const path = write('server:\n  port: 4000\n  host: 0.0.0.0\n');
+    const { config } = loadConfig(path, {
+      PORT: '4100',
+      HOST: '127.0.0.2',
+      DATABASE_URL: 'postgres://x@h/db',
+      OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
+      OPENAI_API_KEY: 'sk-env',
+      NESTCLAW_MODEL: 'qwen-plus',
+    });
+    expect(config.server).toMatchObject({ port: 4100, host: '127.0.0.2' });
+    expect(config.database.url).toBe('postgres://x@h/db');
+    expect(config.models.default).toMatchObject({ base_url: 'http://127.0.0.1:9/v1', api_key: 'sk-env', model: 'qwen-plus' });
+    expect(config.providers.primary).toBe('default');
+  });
+
+  it('treats OPENAI_API_KEY alone as an OpenAI account', () => {
+    const { config } = loadConfig('/nonexistent/config.yaml', { OPENAI_API_KEY: 'sk-x' });
+    expect(config.models.default).toMatchObject({ provider: 'openai', api_key: 'sk-x', model: 'gpt-4o-mini' });
+    expect(config.models.default.base_url).toBeUndefined();
+  });
+
+  it('lists every bad key with what was expected in one error', () => {
+    const path = write(
+      'server:\n  port: "eighty"\n  host: 7\nagents:\n  default: { max_iterations: 0 }\nmodels:\n  m: { base_url: "not a url" }\n',
+    );
+    let message = '';
+    try {
+      loadConfig(path, {});
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toContain(path);
+    expect(message).toContain('server.port');
+    expect(message).toContain('server.host');
+    expect(message).toContain('agents.default.max_iterations');
+    expect(message).toContain('models.m.model');
+    expect(message).toContain('models.m.base_url');
+  });
+
+  it('rejects a file that is not YAML with a clear message', () => {
+    const path = write('server: [unclosed\n');
+    expect(() => loadConfig(path, {})).toThrow(/not valid YAML/);
+  });
+});

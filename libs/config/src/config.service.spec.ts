@@ -1,0 +1,65 @@
+import { Injectable, Logger, Module } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigModule } from './config.module';
+import { HotSection, NestclawConfig } from './config.schema';
+import { ConfigService } from './config.service';
+import { Reconfigurable } from './reconfigurable';
+
+@Injectable()
+class PromptHolder implements Reconfigurable {
+  calls: { prompt: string; changed: readonly HotSection[] }[] = [];
+  reconfigure(config: NestclawConfig, changed: readonly HotSection[]): void {
+    this.calls.push({ prompt: config.prompts.system, changed });
+  }
+}
+
+@Module({ providers: [PromptHolder] })
+class HolderModule {}
+
+describe('ConfigService hot reload', () => {
+  const setup = async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'nestclaw-hot-'));
+    const path = join(dir, 'config.yaml');
+    writeFileSync(path, 'server: { port: 4000 }\nprompts: { system: "one" }\n');
+    const mod = await Test.createTestingModule({
+      imports: [ConfigModule.forRoot({ path, env: { NESTCLAW_HOME: dir }, watch: true }), HolderModule],
+    }).compile();
+    await mod.init();
+    return { mod, path, config: mod.get(ConfigService), holder: mod.get(PromptHolder) };
+  };
+
+  it('pushes a changed hot section to Reconfigurable components when the file changes', async () => {
+    const { mod, path, config, holder } = await setup();
+    writeFileSync(path, 'server: { port: 4000 }\nprompts: { system: "two" }\n');
+    for (let i = 0; i < 100 && holder.calls.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(holder.calls).toEqual([{ prompt: 'two', changed: ['prompts'] }]);
+    expect(config.get().prompts.system).toBe('two');
+    await mod.close();
+  });
+
+  it('keeps running on the old value of a static section and says a restart is required', async () => {
+    const { mod, path, config } = await setup();
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    writeFileSync(path, 'server: { port: 4999 }\nprompts: { system: "one" }\n');
+    await config.reload();
+    expect(config.get().server.port).toBe(4000);
+    expect(warn.mock.calls.map((c) => String(c[0])).join('\n')).toContain('restart required');
+    warn.mockRestore();
+    await mod.close();
+  });
+
+  it('keeps the running configuration when the new file is invalid', async () => {
+    const { mod, path, config, holder } = await setup();
+    const error = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    writeFileSync(path, 'server: { port: "nope" }\nprompts: { system: "three" }\n');
+    await config.reload();
+    expect(config.get().prompts.system).toBe('one');
+    expect(holder.calls).toEqual([]);
+    expect(error).toHaveBeenCalled();
+    error.mockRestore();
+    await mod.close();
+  });
+});

@@ -1,0 +1,70 @@
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Pool } from 'pg';
+import { DatabaseService, migrationsDir, runMigrations, startEmbeddedPostgres } from '@nestclaw/db';
+import { startHarness } from '../support/gateway-harness';
+import { createTestDatabase, TestDatabase } from '../support/test-database';
+
+describe('migration runner', () => {
+  let db: TestDatabase;
+  let pool: Pool;
+  let home: string | undefined;
+  let stopEmbedded: (() => Promise<void>) | undefined;
+  beforeEach(async () => {
+    db = await createTestDatabase();
+    if (!db.url) {
+      // No server on this machine: run the same checks on a private embedded database.
+      home = mkdtempSync(join(tmpdir(), 'nestclaw-mig-db-'));
+      const e = await startEmbeddedPostgres(home, () => undefined);
+      stopEmbedded = e.stop;
+      pool = new Pool({ connectionString: e.url, max: 4 });
+    } else {
+      pool = new Pool({ connectionString: db.url, max: 4 });
+    }
+  });
+  afterEach(async () => {
+    await pool.end();
+    await stopEmbedded?.();
+    await db.drop();
+    if (home) rmSync(home, { recursive: true, force: true });
+  });
+
+  it('applies every migration once even when two processes start together', async () => {
+    const [a, b] = await Promise.all([runMigrations(pool, migrationsDir()), runMigrations(pool, migrationsDir())]);
+    expect(a.applied.length + b.applied.length).toBeGreaterThan(0);
+    expect(new Set([...a.applied, ...b.applied]).size).toBe(a.applied.length + b.applied.length);
+    const { rows } = await pool.query('SELECT name FROM _migrations ORDER BY name');
+    expect(rows.length).toBe(a.applied.length + b.applied.length);
+    const again = await runMigrations(pool, migrationsDir());
+    expect(again.applied).toEqual([]);
+  });
+
+  it('rolls a failing migration back whole and does not record it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'nestclaw-mig-'));
+    mkdirSync(join(dir, '001_ok'));
+    writeFileSync(join(dir, '001_ok', 'migration.sql'), 'CREATE TABLE ok_table (id int);');
+    mkdirSync(join(dir, '002_bad'));
+    writeFileSync(join(dir, '002_bad', 'migration.sql'), 'CREATE TABLE half_table (id int);\nSELECT no_such_function();');
+    const progress: string[] = [];
+    await expect(runMigrations(pool, dir, (l) => progress.push(l))).rejects.toThrow(/002_bad failed and was rolled back/);
+    expect(progress).toEqual(['applying migration 1/2: 001_ok', 'applying migration 2/2: 002_bad']);
+    const tables = await pool.query(`SELECT to_regclass('ok_table')::text AS ok, to_regclass('half_table')::text AS half`);
+    expect(tables.rows[0]).toEqual({ ok: 'ok_table', half: null });
+    expect((await pool.query('SELECT name FROM _migrations')).rows).toEqual([{ name: '001_ok' }]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+describe('database connection settings', () => {
+  it('applies database.synchronous_commit to the pool', async () => {
+    const h = await startHarness({ config: { database: { synchronous_commit: 'on' } } });
+    try {
+      const pool = h.gateway.app.get(DatabaseService).pool;
+      const { rows } = await pool.query<{ synchronous_commit: string }>('SHOW synchronous_commit');
+      expect(rows[0].synchronous_commit).toBe(h.env.DATABASE_URL ? 'on' : expect.any(String));
+    } finally {
+      await h.stop();
+    }
+  });
+});

@@ -1,0 +1,36 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Harness, startHarness } from '../support/gateway-harness';
+
+/** The newcomer path: no DATABASE_URL, so nestclaw runs PostgreSQL (PGlite) under $NESTCLAW_HOME. */
+describe('embedded database (no DATABASE_URL)', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ embedded: true });
+  });
+  afterAll(() => h.stop());
+
+  it('creates the database under $NESTCLAW_HOME/pgdata and answers a chat turn', async () => {
+    expect(h.env.DATABASE_URL).toBeUndefined();
+    expect(existsSync(join(h.home, 'pgdata', 'PG_VERSION'))).toBe(true);
+    const res = await h.api('/v1/chat', { json: { message: '嵌入式数据库你好' } });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { reply: string }).reply).toBe('echo: 嵌入式数据库你好');
+    const health = (await (await fetch(`${h.gateway.url}/health`)).json()) as { database: string };
+    expect(health.database).toBe('up');
+  });
+
+  it('keeps the conversation across a restart', async () => {
+    const { sessionId } = (await (await h.api('/v1/chat', { json: { message: 'persist me' } })).json()) as { sessionId: string };
+    await h.restart();
+    const { messages } = (await (await h.api(`/v1/sessions/${sessionId}/messages`)).json()) as { messages: { content: string }[] };
+    expect(messages.map((m) => m.content)).toEqual(['persist me', 'echo: persist me']);
+  });
+
+  it('streams over SSE on the embedded database too', async () => {
+    const res = await h.api('/v1/chat', { json: { message: 'stream', stream: true } });
+    const text = await res.text();
+    expect(text).toContain('event: token');
+    expect(text).toContain('event: done');
+  });
+});

@@ -1,0 +1,145 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startEmbeddedPostgres } from '@nestclaw/db';
+import { TcpProxy } from '../fixtures/tcp-proxy';
+import { Harness, startHarness } from '../support/gateway-harness';
+import { createTestDatabase, TestDatabase } from '../support/test-database';
+
+type ErrorBody = { error: { code: string; message: string } };
+
+describe('error responses', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ config: { server: { body_limit: 4096 } } });
+  });
+  afterAll(() => h.stop());
+
+  it('400 names the invalid field', async () => {
+    const res = await h.api('/v1/chat', { json: { message: 42 } });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as ErrorBody;
+    expect(body.error.code).toBe('invalid_request');
+    expect(body.error.message).toContain('message');
+  });
+
+  it('400 for a missing message and for an empty one', async () => {
+    for (const json of [{}, { message: '   ' }, { message: 'x', sessionId: 'has space' }]) {
+      const res = await h.api('/v1/chat', { json });
+      expect(res.status).toBe(400);
+    }
+  });
+
+  it('400 for a body that is not JSON', async () => {
+    const res = await h.api('/v1/chat', { method: 'POST', body: '{"message": ', headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as ErrorBody).error.code).toBe('invalid_request');
+  });
+
+  it('401 without a token and with a wrong token', async () => {
+    const none = await fetch(`${h.gateway.url}/v1/sessions`);
+    expect(none.status).toBe(401);
+    expect(((await none.json()) as ErrorBody).error.code).toBe('unauthorized');
+    const wrong = await fetch(`${h.gateway.url}/v1/sessions`, { headers: { authorization: 'Bearer nope' } });
+    expect(wrong.status).toBe(401);
+  });
+
+  it('401 covers every API route but not /health', async () => {
+    for (const path of ['/v1/chat', '/v1/chat/completions']) {
+      expect((await fetch(`${h.gateway.url}${path}`, { method: 'POST' })).status).toBe(401);
+    }
+    expect((await fetch(`${h.gateway.url}/doctor`)).status).toBe(401);
+    expect((await fetch(`${h.gateway.url}/health`)).status).toBe(200);
+  });
+
+  it('404 for an unknown session, in chat and in the transcript route', async () => {
+    const chat = await h.api('/v1/chat', { json: { message: 'hi', sessionId: 'nope-123' } });
+    expect(chat.status).toBe(404);
+    expect(((await chat.json()) as ErrorBody).error.code).toBe('session_not_found');
+    const msgs = await h.api('/v1/sessions/nope-123/messages');
+    expect(msgs.status).toBe(404);
+  });
+
+  it('404 JSON for an unknown route', async () => {
+    const res = await h.api('/v1/nothing-here');
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as ErrorBody).error.code).toBe('not_found');
+  });
+
+  it('413 for a body over server.body_limit, and nothing is stored', async () => {
+    const before = h.llm.chatRequests;
+    const res = await h.api('/v1/chat', { json: { message: 'x'.repeat(10_000) } });
+    expect(res.status).toBe(413);
+    expect(((await res.json()) as ErrorBody).error.code).toBe('payload_too_large');
+    expect(h.llm.chatRequests).toBe(before);
+  });
+
+  it('503 with what to set when no model provider is configured', async () => {
+    const bare = await startHarness({ config: { models: {} } });
+    try {
+      const res = await bare.api('/v1/chat', { json: { message: 'hi' } });
+      expect(res.status).toBe(503);
+      const body = (await res.json()) as ErrorBody;
+      expect(body.error.code).toBe('provider_not_configured');
+      expect(body.error.message).toContain('OPENAI_BASE_URL');
+      const doctor = (await (await bare.api('/doctor')).json()) as { ok: boolean; checks: { name: string; status: string }[] };
+      expect(doctor.ok).toBe(false);
+      expect(doctor.checks.find((c) => c.name === 'provider')?.status).toBe('fail');
+    } finally {
+      await bare.stop();
+    }
+  });
+});
+
+describe('database outage', () => {
+  let db: TestDatabase;
+  let proxy: TcpProxy;
+  let h: Harness;
+  let embeddedStop: (() => Promise<void>) | undefined;
+  let embeddedHome: string | undefined;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    let target = db.url ? new URL(db.url) : undefined;
+    if (!target) {
+      embeddedHome = mkdtempSync(join(tmpdir(), 'nestclaw-outage-'));
+      const e = await startEmbeddedPostgres(embeddedHome, () => undefined);
+      embeddedStop = e.stop;
+      target = new URL(e.url);
+    }
+    proxy = new TcpProxy('127.0.0.1', Number(target.port));
+    const port = await proxy.start();
+    const proxied = new URL(target.toString());
+    proxied.port = String(port);
+    h = await startHarness({ env: { DATABASE_URL: proxied.toString() }, embedded: true });
+  });
+
+  afterAll(async () => {
+    await h.stop();
+    await proxy.stop();
+    await embeddedStop?.();
+    await db.drop();
+    if (embeddedHome) rmSync(embeddedHome, { recursive: true, force: true });
+  });
+
+  it('answers 503 on /health and on chat while the database is down, and recovers after', async () => {
+    const ok = await h.api('/v1/chat', { json: { message: 'before' } });
+    expect(ok.status).toBe(200);
+    const { sessionId } = (await ok.json()) as { sessionId: string };
+
+    await proxy.cut();
+    const health = await fetch(`${h.gateway.url}/health`);
+    expect(health.status).toBe(503);
+    expect(await health.json()).toMatchObject({ status: 'unavailable', database: 'down' });
+    const chat = await h.api('/v1/chat', { json: { message: 'during', sessionId } });
+    expect(chat.status).toBe(503);
+    expect(((await chat.json()) as ErrorBody).error.code).toBe('database_unavailable');
+
+    await proxy.restore();
+    expect((await fetch(`${h.gateway.url}/health`)).status).toBe(200);
+    const after = await h.api('/v1/chat', { json: { message: 'after', sessionId } });
+    expect(after.status).toBe(200);
+    const { messages } = (await (await h.api(`/v1/sessions/${sessionId}/messages`)).json()) as { messages: { content: string }[] };
+    expect(messages.map((m) => m.content)).toEqual(['before', 'echo: before', 'after', 'echo: after']);
+  });
+});

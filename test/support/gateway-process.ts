@@ -1,0 +1,57 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { packageRoot } from '@nestclaw/common';
+
+export interface GatewayProcess {
+  url: string;
+  child: ChildProcess;
+  /** Everything the process printed so far. */
+  output(): string;
+  /** SIGKILL, like a crash or the OOM killer: no shutdown hooks run. */
+  kill9(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Runs the built gateway (`dist/apps/gateway/main.js`, made by `npm run build`) as its own process. */
+export async function spawnGateway(env: NodeJS.ProcessEnv, timeoutMs = 30_000): Promise<GatewayProcess> {
+  const main = join(packageRoot(), 'dist', 'apps', 'gateway', 'main.js');
+  if (!existsSync(main)) throw new Error(`${main} is missing: run \`npm run build\` first (npm test does it)`);
+  const child = spawn(process.execPath, [main, '--port', '0'], {
+    env: { ...env, NESTCLAW_READY_LINE: '1', NESTCLAW_LOG__LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`gateway not ready after ${timeoutMs} ms:\n${out}`)), timeoutMs);
+    const onData = () => {
+      const m = /NESTCLAW_READY (\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`gateway exited with ${code} before it was ready:\n${out}`));
+    });
+  });
+  return {
+    url,
+    child,
+    output: () => out,
+    kill9: async () => {
+      child.kill('SIGKILL');
+      await exited;
+    },
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
