@@ -200,7 +200,11 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
             emit({ type: 'token', text });
           }));
         } else {
-          ({ response, calls } = await this.provider.chat(request, { primary: agent.model, fallback: agent.fallback, signal: options.signal }));
+          ({ response, calls } = await this.provider.chat(request, {
+            primary: agent.model,
+            fallback: agent.fallback,
+            signal: options.signal,
+          }));
         }
         allCalls.push(...calls);
         // A provider may end an aborted stream quietly; the client cancelled, so the turn did not finish.
@@ -266,7 +270,11 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
     agent: AgentConfig,
     onText: (text: string) => void,
   ): Promise<{ response: ChatResponse; calls: LlmCallRecord[] }> {
-    for await (const event of this.provider.chatStream(request, { primary: agent.model, fallback: agent.fallback, signal: request.signal })) {
+    for await (const event of this.provider.chatStream(request, {
+      primary: agent.model,
+      fallback: agent.fallback,
+      signal: request.signal,
+    })) {
       if (event.type === 'text') onText(event.text);
       else if (event.type === 'done') return { response: event.response, calls: event.calls };
     }

@@ -77,5 +77,4 @@ export class ApiTokenService implements OnModuleInit {
       // file removed or unreadable: keep the token we have
     }
   }
-
 }
