@@ -1,6 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
+import WebSocket from 'ws';
+import { DatabaseService } from '@nestclaw/db';
 import { Harness, startHarness } from '../../support/gateway-harness';
 
 describe('API pairing and scoped tokens', () => {
@@ -37,15 +39,9 @@ describe('API pairing and scoped tokens', () => {
     const list = (await (await h.api('/v1/tokens')).json()) as { tokens: { id: string; name: string }[] };
     expect(list.tokens).toEqual(expect.arrayContaining([expect.objectContaining({ id, name: 'laptop' })]));
     expect(JSON.stringify(list)).not.toContain(token);
-    const { rows } = await import('pg').then(async ({ Client }) => {
-      const c = new Client({ connectionString: h.db.url });
-      await c.connect();
-      try {
-        return await c.query<{ token_hash: string }>('SELECT token_hash FROM api_tokens WHERE id = $1', [id]);
-      } finally {
-        await c.end();
-      }
-    });
+    const { rows } = await h.gateway.app
+      .get(DatabaseService)
+      .pool.query<{ token_hash: string }>('SELECT token_hash FROM api_tokens WHERE id = $1', [id]);
     expect(rows[0].token_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(rows[0].token_hash).not.toContain(token);
   });
@@ -72,6 +68,23 @@ describe('API pairing and scoped tokens', () => {
     expect(res.status).toBe(200);
     const after = await as(token, '/v1/sessions');
     expect(after.status).toBe(401);
+  });
+
+  it('lets a paired chat token open the WebSocket until it is revoked', async () => {
+    const { token, id } = (await (await pair(await newCode(), 'ws client')).json()) as { token: string; id: string };
+    const open = () =>
+      new Promise<number>((resolve) => {
+        const ws = new WebSocket(`${h.gateway.url.replace('http', 'ws')}/ws`, { headers: { authorization: `Bearer ${token}` } });
+        ws.once('open', () => {
+          ws.close();
+          resolve(101);
+        });
+        ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+        ws.once('error', () => undefined);
+      });
+    expect(await open()).toBe(101);
+    expect((await h.api(`/v1/tokens/${id}`, { method: 'DELETE' })).status).toBe(200);
+    expect(await open()).toBe(401);
   });
 
   it('applies a rate-limit change from the config file only after the owner confirms the code printed on the gateway terminal', async () => {

@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import { NestclawError } from '@nestclaw/common';
 import { AgentService } from '@nestclaw/agent';
-import { ApiTokenService } from '@nestclaw/security';
+import { ApiTokenService, PairedTokenService } from '@nestclaw/security';
 import { bearerToken } from '../auth/bearer-token';
 import { toErrorResponse } from '../errors/error-body';
 import { clientFrameSchema } from './ws-frames';
@@ -22,17 +22,26 @@ export class ChatWsGateway implements BeforeApplicationShutdown {
   constructor(
     private readonly agent: AgentService,
     private readonly tokens: ApiTokenService,
+    private readonly paired: PairedTokenService,
   ) {}
+
+  /** The owner token or a paired token holding the `chat` scope. */
+  private async authorized(token: string | undefined): Promise<boolean> {
+    if (!token) return false;
+    if (this.tokens.verify(token)) return true;
+    const principal = await this.paired.authenticate(token).catch(() => null);
+    return !!principal?.scopes.includes('chat');
+  }
 
   attach(server: Server, maxPayload: number): void {
     this.wss.options.maxPayload = maxPayload;
     server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       const path = (req.url ?? '').split('?')[0];
       if (path !== '/ws') return reject(socket, 404, 'not_found', 'No WebSocket endpoint here; use /ws');
-      if (!this.tokens.verify(bearerToken(req, true))) {
-        return reject(socket, 401, 'unauthorized', 'Missing or invalid token: send "Authorization: Bearer <token>" or ?token=');
-      }
-      this.wss.handleUpgrade(req, socket, head, (ws) => this.serve(ws, req));
+      void this.authorized(bearerToken(req, true)).then((ok) => {
+        if (!ok) return reject(socket, 401, 'unauthorized', 'Missing or invalid token: send "Authorization: Bearer <token>" or ?token=');
+        this.wss.handleUpgrade(req, socket, head, (ws) => this.serve(ws, req));
+      });
     });
   }
 
