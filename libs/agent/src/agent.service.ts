@@ -1,11 +1,10 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { NestclawError } from '@nestclaw/common';
+import { KeyedQueue, NestclawError } from '@nestclaw/common';
 import { AgentConfig, ConfigService } from '@nestclaw/config';
 import { ChatMessage, ChatResponse, LlmCallRecord, ProviderChainError, ReliableProvider, providerNotConfigured } from '@nestclaw/provider';
 import { Approval, ApprovalService, HookRegistry, ToolRegistry } from '@nestclaw/tool';
 import { AgentEvent, TurnUsage } from './agent.events';
-import { KeyedQueue } from './session/keyed-queue';
 import { newSessionId } from './session/session-key';
 import { NewMessage, SessionRepository } from './session/session.repository';
 import { buildPrompt } from './turn/prompt.builder';

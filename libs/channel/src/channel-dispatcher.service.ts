@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
-import { isNestclawError } from '@nestclaw/common';
+import { KeyedQueue, isNestclawError } from '@nestclaw/common';
 import { AgentService } from '@nestclaw/agent';
 import { ChannelConfig, ConfigService } from '@nestclaw/config';
 import { ChannelAccessService, RateLimiter, SensitiveConfigService } from '@nestclaw/security';
@@ -7,7 +7,6 @@ import { APPROVAL_DECIDER, ApprovalDecider, ChannelAdapter, InboundMessage } fro
 import { ChatCommands, parseCommand } from './commands/chat-commands';
 import { ConversationLogService } from './conversation-log/conversation-log.service';
 import { InboundRepository } from './inbound/inbound.repository';
-import { KeyedQueue } from './inbound/keyed-queue';
 import { deliverReply, StreamPreview } from './outbound/reply-delivery';
 import { resolveAgent } from './routing/bindings';
 import { buildSessionKey } from './routing/session-key';

@@ -1,3 +1,4 @@
 export * from './nestclaw.error';
 export * from './package-root';
 export * from './duration';
+export * from './keyed-queue';

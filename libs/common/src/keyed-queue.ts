@@ -19,6 +19,11 @@ export class KeyedQueue {
     return result;
   }
 
+  /** Resolves when every queued task has finished. */
+  async drain(): Promise<void> {
+    while (this.tails.size) await Promise.all([...this.tails.values()]);
+  }
+
   /** Number of keys with queued or running work. */
   get activeKeys(): number {
     return this.tails.size;
