@@ -69,7 +69,12 @@ describe('access from the CLI: nestclaw pairing, pair, token list|revoke, log ex
       body: JSON.stringify({ code, name: 'cli-test-client' }),
     });
     const { token, id } = (await res.json()) as { token: string; id: string };
-    const use = () => fetch(`${h.gateway.url}/v1/sessions`, { headers: { authorization: `Bearer ${token}` } });
+    const use = () =>
+      fetch(`${h.gateway.url}/v1/chat`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ message: 'ping' }),
+      });
     expect((await use()).status).toBe(200);
     const list = await cli('token', 'list');
     expect(list.stdout).toContain(id);

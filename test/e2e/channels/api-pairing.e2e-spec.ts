@@ -25,6 +25,9 @@ describe('API pairing and scoped tokens', () => {
     });
   const as = (token: string, path: string, init: RequestInit = {}) =>
     fetch(`${h.gateway.url}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, ...(init.headers ?? {}) } });
+  /** The cheapest call a chat-scoped token may make: one turn against the fake model. */
+  const chat = (token: string) =>
+    as(token, '/v1/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'ping' }) });
 
   it('trades a 6-digit code for a chat-scoped token that is stored hashed and listed', async () => {
     const code = await newCode();
@@ -33,7 +36,7 @@ describe('API pairing and scoped tokens', () => {
     expect(res.status).toBe(201);
     const { token, id, scopes } = (await res.json()) as { token: string; id: string; scopes: string[] };
     expect(scopes).toEqual(['chat']);
-    expect((await as(token, '/v1/sessions')).status).toBe(200);
+    expect((await chat(token)).status).toBe(200);
     // a code works once
     expect((await pair(code)).status).toBe(401);
     const list = (await (await h.api('/v1/tokens')).json()) as { tokens: { id: string; name: string }[] };
@@ -51,22 +54,24 @@ describe('API pairing and scoped tokens', () => {
     const res = await as(token, '/v1/tokens');
     expect(res.status).toBe(403);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('forbidden');
+    // transcripts, usage, providers and the doctor report are the owner's (admin scope)
+    for (const path of ['/v1/sessions', '/v1/usage', '/v1/providers', '/doctor']) expect((await as(token, path)).status).toBe(403);
   });
 
   it('answers 429 when a paired token exceeds its rate limit', async () => {
     const { token } = (await (await pair(await newCode(), 'script')).json()) as { token: string };
     const statuses: number[] = [];
-    for (let i = 0; i < 7; i++) statuses.push((await as(token, '/v1/sessions')).status);
+    for (let i = 0; i < 7; i++) statuses.push((await chat(token)).status);
     expect(statuses.slice(0, 5)).toEqual([200, 200, 200, 200, 200]);
     expect(statuses[5]).toBe(429);
   });
 
   it('gives a revoked token 401', async () => {
     const { token, id } = (await (await pair(await newCode(), 'old tablet')).json()) as { token: string; id: string };
-    expect((await as(token, '/v1/sessions')).status).toBe(200);
+    expect((await chat(token)).status).toBe(200);
     const res = await h.api(`/v1/tokens/${id}`, { method: 'DELETE' });
     expect(res.status).toBe(200);
-    const after = await as(token, '/v1/sessions');
+    const after = await chat(token);
     expect(after.status).toBe(401);
   });
 
@@ -112,7 +117,7 @@ describe('API pairing and scoped tokens', () => {
     const burst = async () => {
       const { token } = (await (await pair(await newCode(), 'limit-probe')).json()) as { token: string };
       const statuses: number[] = [];
-      for (let i = 0; i < 3; i++) statuses.push((await as(token, '/v1/sessions')).status);
+      for (let i = 0; i < 3; i++) statuses.push((await chat(token)).status);
       return statuses;
     };
     expect(await burst()).toEqual([200, 200, 200]);

@@ -3,6 +3,7 @@ import type { FastifyReply } from 'fastify';
 import { DatabaseService } from '@nestclaw/db';
 import { DoctorService } from '@nestclaw/doctor';
 import { Public } from '../auth/public.decorator';
+import { RequireScope } from '../auth/require-scope.decorator';
 
 @Controller()
 export class HealthController {
@@ -21,6 +22,7 @@ export class HealthController {
   }
 
   /** Every check `nestclaw doctor` runs, with what to do about failures. */
+  @RequireScope('admin')
   @Get('doctor')
   doctorReport() {
     return this.doctor.run();

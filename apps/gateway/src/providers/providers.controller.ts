@@ -2,9 +2,11 @@ import { Controller, Get, Query } from '@nestjs/common';
 import { z } from 'zod';
 import { NestclawError } from '@nestclaw/common';
 import { ProviderStatusService, ProvidersReport } from '@nestclaw/provider';
+import { RequireScope } from '../auth/require-scope.decorator';
 
 const providersQuery = z.object({ probe: z.enum(['true', 'false']).default('true') }).strict();
 
+@RequireScope('admin')
 @Controller('v1/providers')
 export class ProvidersController {
   constructor(private readonly status: ProviderStatusService) {}

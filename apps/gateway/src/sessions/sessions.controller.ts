@@ -2,6 +2,7 @@ import { Controller, Get, Param, Query } from '@nestjs/common';
 import { z } from 'zod';
 import { NestclawError } from '@nestclaw/common';
 import { SESSION_ID_PATTERN, SessionRepository } from '@nestclaw/agent';
+import { RequireScope } from '../auth/require-scope.decorator';
 
 const listQuery = z.object({
   limit: z.coerce.number().int().min(1).max(500).default(50),
@@ -22,6 +23,7 @@ function parseQuery<S extends z.ZodType>(schema: S, q: unknown): z.output<S> {
   return r.data;
 }
 
+@RequireScope('admin')
 @Controller('v1/sessions')
 export class SessionsController {
   constructor(private readonly sessions: SessionRepository) {}

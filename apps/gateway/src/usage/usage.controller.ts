@@ -1,7 +1,9 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { UsageReport, UsageRepository } from '@nestclaw/provider';
 import { parseUsageQuery } from './usage.query';
+import { RequireScope } from '../auth/require-scope.decorator';
 
+@RequireScope('admin')
 @Controller('v1/usage')
 export class UsageController {
   constructor(private readonly usage: UsageRepository) {}

@@ -95,15 +95,12 @@ export class SessionRepository {
                        tool_name AS "toolName", status, created_at AS "createdAt"
                 FROM messages WHERE session_id = $1 ORDER BY seq DESC LIMIT $7) h) AS history`;
     try {
-      const { rows } = await this.db.pool.query<{ agent_id: string | null; created: boolean; history: StoredMessage[] }>(sql, [
-        t.sessionId,
-        t.turnId,
-        t.agentId,
-        t.content,
-        t.channel,
-        t.endpointId ?? null,
-        t.historyLimit,
-      ]);
+      const { rows } = await this.db.pool.query<{ agent_id: string | null; created: boolean; history: StoredMessage[] }>({
+        // Named: parsed and planned once per connection instead of on every turn.
+        name: t.create ? 'nestclaw_open_turn_create' : 'nestclaw_open_turn',
+        text: sql,
+        values: [t.sessionId, t.turnId, t.agentId, t.content, t.channel, t.endpointId ?? null, t.historyLimit],
+      });
       const row = rows[0];
       if (!row?.agent_id) return null;
       return { history: row.history, agentId: row.agent_id, created: row.created };
@@ -141,35 +138,39 @@ export class SessionRepository {
       )
       SELECT base FROM s`;
     try {
-      await this.db.pool.query(sql, [
-        p.sessionId,
-        p.turnId,
-        msgs.length,
-        msgs.map((m) => m.role),
-        msgs.map((m) => m.content),
-        msgs.map((m) => (m.toolCalls?.length ? JSON.stringify(m.toolCalls) : null)),
-        msgs.map((m) => m.toolCallId ?? null),
-        msgs.map((m) => m.toolName ?? null),
-        msgs.map((m) => m.status ?? 'ok'),
-        sum((c) => c.usage.inputTokens),
-        sum((c) => c.usage.outputTokens),
-        sum((c) => c.costUsd).toFixed(8),
-        calls.map((c) => c.provider),
-        calls.map((c) => c.model),
-        calls.map((c) => c.attempt),
-        calls.map((c) => c.isFallback),
-        calls.map((c) => c.usage.inputTokens),
-        calls.map((c) => c.usage.outputTokens),
-        calls.map((c) => c.usage.cachedInputTokens),
-        calls.map((c) => c.costUsd.toFixed(8)),
-        calls.map((c) => c.latencyMs),
-        calls.map((c) => c.status),
-        calls.map((c) => c.errorCode ?? null),
-        p.close?.status ?? null,
-        p.close?.channel ?? null,
-        p.close?.endpointId ?? null,
-        p.close?.reply ?? null,
-      ]);
+      await this.db.pool.query({
+        name: 'nestclaw_record_progress',
+        text: sql,
+        values: [
+          p.sessionId,
+          p.turnId,
+          msgs.length,
+          msgs.map((m) => m.role),
+          msgs.map((m) => m.content),
+          msgs.map((m) => (m.toolCalls?.length ? JSON.stringify(m.toolCalls) : null)),
+          msgs.map((m) => m.toolCallId ?? null),
+          msgs.map((m) => m.toolName ?? null),
+          msgs.map((m) => m.status ?? 'ok'),
+          sum((c) => c.usage.inputTokens),
+          sum((c) => c.usage.outputTokens),
+          sum((c) => c.costUsd).toFixed(8),
+          calls.map((c) => c.provider),
+          calls.map((c) => c.model),
+          calls.map((c) => c.attempt),
+          calls.map((c) => c.isFallback),
+          calls.map((c) => c.usage.inputTokens),
+          calls.map((c) => c.usage.outputTokens),
+          calls.map((c) => c.usage.cachedInputTokens),
+          calls.map((c) => c.costUsd.toFixed(8)),
+          calls.map((c) => c.latencyMs),
+          calls.map((c) => c.status),
+          calls.map((c) => c.errorCode ?? null),
+          p.close?.status ?? null,
+          p.close?.channel ?? null,
+          p.close?.endpointId ?? null,
+          p.close?.reply ?? null,
+        ],
+      });
     } catch (e) {
       throw asDatabaseError(e);
     }
