@@ -21,6 +21,7 @@ export abstract class IdempotencyStore {
 }
 
 const PURGE_EVERY_MS = 10 * 60_000;
+const FLUSH_AFTER_MS = 25;
 
 /** `llm_idempotency` in PostgreSQL, rows expiring after the TTL (`providers.idempotency_ttl`). */
 @Injectable()
@@ -29,6 +30,8 @@ export class PgIdempotencyStore extends IdempotencyStore implements BeforeApplic
   /** Answers whose INSERT may not have committed yet: `find` sees them at once. */
   private readonly pending = new Map<string, StoredAnswer>();
   private readonly writes = new Set<Promise<void>>();
+  private readonly unsaved = new Map<string, { answer: StoredAnswer; ttlMs: number }>();
+  private flushTimer?: NodeJS.Timeout;
   private readonly index = new IdempotencyKeyIndex();
   private loading?: Promise<void>;
   private lastPurge = 0;
@@ -75,16 +78,33 @@ export class PgIdempotencyStore extends IdempotencyStore implements BeforeApplic
   remember(answer: StoredAnswer, ttlMs: number): void {
     this.pending.set(answer.key, answer);
     this.index.add(answer.key, Date.now() + ttlMs);
+    this.unsaved.set(answer.key, { answer, ttlMs });
+    // Answers are written in batches: one statement per FLUSH_AFTER_MS instead of one per turn
+    // (each statement costs a round trip and a syscall on the hot path). `pending` covers the gap.
+    this.flushTimer ??= setTimeout(() => this.flush(), FLUSH_AFTER_MS);
+  }
+
+  private flush(): void {
+    this.flushTimer = undefined;
+    const batch = [...this.unsaved.values()];
+    this.unsaved.clear();
+    if (batch.length === 0) return;
     this.track(
       this.db.pool.query(
         `INSERT INTO llm_idempotency (key, model_name, response, expires_at)
-         VALUES ($1, $2, $3::jsonb, now() + $4::int * interval '1 millisecond')
+         SELECT x.key, x.model_name, x.response, now() + x.ttl * interval '1 millisecond'
+         FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::int[]) AS x(key, model_name, response, ttl)
          ON CONFLICT (key) DO UPDATE SET model_name = EXCLUDED.model_name, response = EXCLUDED.response,
            created_at = now(), expires_at = EXCLUDED.expires_at`,
-        [answer.key, answer.modelName, JSON.stringify(answer.response), Math.round(ttlMs)],
+        [
+          batch.map((b) => b.answer.key),
+          batch.map((b) => b.answer.modelName),
+          batch.map((b) => JSON.stringify(b.answer.response)),
+          batch.map((b) => Math.round(b.ttlMs)),
+        ],
       ),
-      'store an answer',
-      () => this.pending.delete(answer.key),
+      'store answers',
+      () => batch.forEach((b) => this.pending.delete(b.answer.key)),
     );
     const now = Date.now();
     if (now - this.lastPurge >= PURGE_EVERY_MS) {
@@ -106,6 +126,8 @@ export class PgIdempotencyStore extends IdempotencyStore implements BeforeApplic
 
   /** Lets in-flight writes finish before the pool closes (a restarted gateway must find them). */
   async beforeApplicationShutdown(): Promise<void> {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flush();
     await Promise.allSettled([...this.writes]);
   }
 }
