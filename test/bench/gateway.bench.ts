@@ -33,7 +33,8 @@
  *                    (bench-results/gateway-<timestamp>.cpuprofile)
  * Env: NESTCLAW_BENCH_PG_URL (admin URL, default postgres://postgres@127.0.0.1:5432/postgres),
  *      NESTCLAW_BENCH_TOKENIZER (module for the real token count; default gpt-tokenizer),
- *      NESTCLAW_BENCH_GATEWAY_NODE_OPTIONS (NODE_OPTIONS for the gateway only, e.g. "-r /tmp/x.js"),
+ *      NESTCLAW_BENCH_GATEWAY_NODE_OPTIONS (NODE_OPTIONS for the gateway only; default
+ *        "--max-old-space-size=256", as `npm start` runs it),
  *      NESTCLAW_BENCH_PG_OPTIONS (libpq `options` for the gateway's connections, e.g. "-c synchronous_commit=off"),
  *      NESTCLAW_<SECTION>__<KEY> config overrides are passed on to the gateway
  *      (e.g. NESTCLAW_PROVIDERS__TIMEOUT_BUDGET=5s).
@@ -660,7 +661,9 @@ async function main(): Promise<number> {
     ...Object.fromEntries(
       Object.entries(process.env).filter(([k]) => k.startsWith('NESTCLAW_') && k.includes('__') && k !== 'NESTCLAW_LOG__LEVEL'),
     ),
-    ...(process.env.NESTCLAW_BENCH_GATEWAY_NODE_OPTIONS ? { NODE_OPTIONS: process.env.NESTCLAW_BENCH_GATEWAY_NODE_OPTIONS } : {}),
+    // The heap cap `npm start` and the Dockerfile use: without it V8 keeps growing the heap under
+    // steady load (heapUsed after GC stays flat; RSS does not), which the RSS-growth target measures.
+    NODE_OPTIONS: process.env.NESTCLAW_BENCH_GATEWAY_NODE_OPTIONS ?? '--max-old-space-size=256',
   };
   const pgEnv = { ...baseEnv, DATABASE_URL: databaseUrl };
 
