@@ -3,7 +3,7 @@ import { LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Server } from 'node:http';
-import { loadConfig, defaultConfigPath, ConfigService } from '@nestclaw/config';
+import { loadConfig, defaultConfigPath, ConfigService, logLevelsFor } from '@nestclaw/config';
 import { GatewayModule } from './gateway.module';
 import { ChatWsGateway } from './ws/chat.ws-gateway';
 
@@ -25,15 +25,13 @@ export interface RunningGateway {
   close(): Promise<void>;
 }
 
-const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
-
 /** Builds and starts the gateway; shared by `main.ts`, `nestclaw start` and the e2e tests. */
 export async function startGateway(options: GatewayOptions = {}): Promise<RunningGateway> {
   const env = options.env ?? process.env;
   const configPath = options.configPath ?? defaultConfigPath(env);
   // Validate once up front so a bad file fails with one readable message, before Nest starts.
   const { config } = loadConfig(configPath, env);
-  const logLevels = options.logLevels ?? LEVELS.slice(0, LEVELS.indexOf(config.log.level) + 1);
+  const logLevels = options.logLevels ?? logLevelsFor(config.log.level);
 
   const adapter = new FastifyAdapter({ bodyLimit: config.server.body_limit, trustProxy: false });
   const app = await NestFactory.create<NestFastifyApplication>(

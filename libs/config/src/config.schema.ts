@@ -267,3 +267,10 @@ export type HotSection = (typeof HOT_SECTIONS)[number];
  * (by the owner) applies them.
  */
 export const STATIC_SECTIONS = ['server', 'database', 'channels', 'session', 'bindings', 'security', 'tools'] as const;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'] as const;
+
+/** Nest log levels enabled by `log.level` (that level and every more severe one). */
+export function logLevelsFor(level: NestclawConfig['log']['level']): (typeof LOG_LEVELS)[number][] {
+  return LOG_LEVELS.slice(0, LOG_LEVELS.indexOf(level) + 1);
+}

@@ -51,6 +51,17 @@ describe('ConfigService hot reload', () => {
     await mod.close();
   });
 
+  it('applies a new log level without a restart', async () => {
+    const { mod, path, config } = await setup();
+    const override = jest.spyOn(Logger, 'overrideLogger').mockImplementation(() => undefined);
+    jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
+    writeFileSync(path, 'server: { port: 4000 }\nprompts: { system: "one" }\nlog: { level: warn }\n');
+    await config.reload();
+    expect(override).toHaveBeenCalledWith(['fatal', 'error', 'warn']);
+    jest.restoreAllMocks();
+    await mod.close();
+  });
+
   it('keeps the running configuration when the new file is invalid', async () => {
     const { mod, path, config, holder } = await setup();
     const error = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);

@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs
 import { DiscoveryService } from '@nestjs/core';
 import { watch, FSWatcher } from 'chokidar';
 import { isDeepStrictEqual } from 'node:util';
-import { HOT_SECTIONS, HotSection, NestclawConfig, STATIC_SECTIONS } from './config.schema';
+import { HOT_SECTIONS, HotSection, logLevelsFor, NestclawConfig, STATIC_SECTIONS } from './config.schema';
 import { loadConfig } from './config.loader';
 import { isReconfigurable } from './reconfigurable';
 
@@ -71,6 +71,7 @@ export class ConfigService implements OnModuleInit, OnApplicationShutdown {
     this.current = next;
     if (changed.length === 0) return [];
     this.logger.log(`Reloaded ${changed.join(', ')} from ${this.options.path}`);
+    if (changed.includes('log')) Logger.overrideLogger(logLevelsFor(next.log.level));
     for (const wrapper of this.discovery.getProviders()) {
       const instance: unknown = wrapper.instance;
       if (instance !== this && isReconfigurable(instance)) {
