@@ -45,11 +45,6 @@ const sumUsage = (calls: readonly LlmCallRecord[]): TurnUsage => ({
   costUsd: Math.round(calls.reduce((a, c) => a + c.costUsd, 0) * 1e8) / 1e8,
 });
 
-/**
- * The agent loop: history → prompt → model → tools → … → reply, one turn at a time per session.
- * The user message is committed before the model is called; whatever happens after, the turn is
- * closed as ok, interrupted or error, and every model attempt is recorded with it.
- */
 /** Where a turn's model loop starts: fresh, or resumed from the database after an approval. */
 interface LoopStart {
   turn: StepTurn;

@@ -41,7 +41,7 @@ function rotate(): number {
   const token = generateToken();
   writeTokenFile(path, token);
   out(token);
-  note(`saved to ${path}. A running gateway switches to it on the first request that uses it; from then on the old token is rejected.`);
+  note(`saved to ${path}. A running gateway uses it from its next request on; the old token is rejected from then on.`);
   if (process.env.NESTCLAW_TOKEN) note('note: NESTCLAW_TOKEN is set here; a gateway started with it ignores the token file.');
   return 0;
 }
