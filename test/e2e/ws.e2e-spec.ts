@@ -105,6 +105,17 @@ describe('WebSocket /ws', () => {
     ws.close();
   });
 
+  it('runs at most four chats at once on one socket', async () => {
+    for (let i = 0; i < 4; i++) h.llm.enqueue({ kind: 'text', text: 'slow', delayMs: 400 });
+    const ws = await connect(h);
+    const frames = ['a', 'b', 'c', 'd', 'e'].map((id) => collect(ws, id));
+    for (const id of ['a', 'b', 'c', 'd', 'e']) ws.send(JSON.stringify({ type: 'chat', id, message: `msg ${id}` }));
+    const last = await Promise.all(frames.map(async (f) => (await f).pop()));
+    expect(last.slice(0, 4).map((f) => f?.type)).toEqual(['done', 'done', 'done', 'done']);
+    expect(last[4]).toMatchObject({ type: 'error', code: 'rate_limited' });
+    ws.close();
+  });
+
   it('reports an unknown session as an error frame', async () => {
     const ws = await connect(h);
     const frames = collect(ws, 'x');

@@ -9,6 +9,7 @@ import { SecurityModule } from '@nestclaw/security';
 import { ApprovalsController } from './approvals/approvals.controller';
 import { AuditController } from './audit/audit.controller';
 import { BearerAuthGuard } from './auth/bearer-auth.guard';
+import { TokenRateLimit } from './auth/token-rate-limit';
 import { ChatController } from './chat/chat.controller';
 import { ConversationLogController } from './conversation-log/conversation-log.controller';
 import { AllExceptionsFilter } from './errors/all-exceptions.filter';
@@ -50,7 +51,12 @@ export class GatewayModule {
         UsageController,
         ProvidersController,
       ],
-      providers: [{ provide: APP_GUARD, useClass: BearerAuthGuard }, { provide: APP_FILTER, useClass: AllExceptionsFilter }, ChatWsGateway],
+      providers: [
+        { provide: APP_GUARD, useClass: BearerAuthGuard },
+        { provide: APP_FILTER, useClass: AllExceptionsFilter },
+        ChatWsGateway,
+        TokenRateLimit,
+      ],
     };
   }
 }

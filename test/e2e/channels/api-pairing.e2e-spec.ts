@@ -92,6 +92,27 @@ describe('API pairing and scoped tokens', () => {
     expect(await open()).toBe(401);
   });
 
+  it('applies the per-token rate limit to WebSocket chat frames too', async () => {
+    const { token } = (await (await pair(await newCode(), 'ws burst')).json()) as { token: string };
+    const ws = new WebSocket(`${h.gateway.url.replace('http', 'ws')}/ws`, { headers: { authorization: `Bearer ${token}` } });
+    await new Promise((resolve) => ws.once('open', resolve));
+    const outcome = (id: string) =>
+      new Promise<string>((resolve) => {
+        const onMessage = (d: WebSocket.RawData) => {
+          const f = JSON.parse(d.toString()) as { type: string; id: string; code?: string };
+          if (f.id !== id || (f.type !== 'done' && f.type !== 'error')) return;
+          ws.off('message', onMessage);
+          resolve(f.type === 'done' ? 'done' : String(f.code));
+        };
+        ws.on('message', onMessage);
+        ws.send(JSON.stringify({ type: 'chat', id, message: 'hi' }));
+      });
+    const results: string[] = [];
+    for (let i = 0; i < 6; i++) results.push(await outcome(`m${i}`));
+    ws.close();
+    expect(results).toEqual(['done', 'done', 'done', 'done', 'done', 'rate_limited']);
+  });
+
   it('applies a rate-limit change from the config file only after the owner confirms the code printed on the gateway terminal', async () => {
     const file = join(h.home, 'config.yaml');
     const config = parse(readFileSync(file, 'utf8')) as { security: { rate_limit: { per_token: { limit: number } } } };

@@ -2,10 +2,11 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { NestclawError } from '@nestclaw/common';
-import { ApiTokenService, OWNER, PairedTokenService, Principal, RateLimiter, Scope, SensitiveConfigService } from '@nestclaw/security';
+import { ApiTokenService, OWNER, PairedTokenService, Principal, Scope } from '@nestclaw/security';
 import { bearerToken } from './bearer-token';
 import { IS_PUBLIC } from './public.decorator';
 import { REQUIRED_SCOPE } from './require-scope.decorator';
+import { TokenRateLimit } from './token-rate-limit';
 
 /**
  * Every route needs a bearer token unless marked @Public(), and the token must hold the route's
@@ -15,13 +16,11 @@ import { REQUIRED_SCOPE } from './require-scope.decorator';
  */
 @Injectable()
 export class BearerAuthGuard implements CanActivate {
-  private readonly limiter = new RateLimiter();
-
   constructor(
     private readonly reflector: Reflector,
     private readonly tokens: ApiTokenService,
     private readonly paired: PairedTokenService,
-    private readonly settings: SensitiveConfigService,
+    private readonly rateLimit: TokenRateLimit,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -36,13 +35,10 @@ export class BearerAuthGuard implements CanActivate {
     if (!principal) throw new NestclawError('unauthorized', 'Invalid or revoked bearer token');
     const scope = this.reflector.getAllAndOverride<Scope | undefined>(REQUIRED_SCOPE, targets) ?? 'chat';
     if (!principal.scopes.includes(scope)) throw new NestclawError('forbidden', `This token lacks the "${scope}" scope`);
-    if (principal !== OWNER) {
-      const { limit, window } = this.settings.get().rate_limit.per_token;
-      const waitMs = this.limiter.hit(`token:${principal.id}`, limit, window);
-      if (waitMs > 0) {
-        void http.getResponse<FastifyReply>().header('retry-after', String(Math.ceil(waitMs / 1000)));
-        throw new NestclawError('rate_limited', `Too many requests for this token; retry in ${Math.ceil(waitMs / 1000)} s`);
-      }
+    const waitMs = this.rateLimit.hit(principal);
+    if (waitMs > 0) {
+      void http.getResponse<FastifyReply>().header('retry-after', String(Math.ceil(waitMs / 1000)));
+      throw new NestclawError('rate_limited', `Too many requests for this token; retry in ${Math.ceil(waitMs / 1000)} s`);
     }
     req.principal = principal;
     return true;

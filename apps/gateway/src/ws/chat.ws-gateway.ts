@@ -1,10 +1,12 @@
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
+import { STATUS_CODES } from 'node:http';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import { NestclawError } from '@nestclaw/common';
 import { AgentService } from '@nestclaw/agent';
-import { ApiTokenService, PairedTokenService } from '@nestclaw/security';
+import { ApiTokenService, OWNER, PairedTokenService, Principal } from '@nestclaw/security';
+import { TokenRateLimit } from '../auth/token-rate-limit';
 import { bearerToken } from '../auth/bearer-token';
 import { toErrorResponse } from '../errors/error-body';
 import { clientFrameSchema } from './ws-frames';
@@ -23,29 +25,40 @@ export class ChatWsGateway implements BeforeApplicationShutdown {
     private readonly agent: AgentService,
     private readonly tokens: ApiTokenService,
     private readonly paired: PairedTokenService,
+    private readonly rateLimit: TokenRateLimit,
   ) {}
 
-  /** The owner token or a paired token holding the `chat` scope. */
-  private async authorized(token: string | undefined): Promise<boolean> {
-    if (!token) return false;
-    if (this.tokens.verify(token)) return true;
-    const principal = await this.paired.authenticate(token).catch(() => null);
-    return !!principal?.scopes.includes('chat');
+  /** The owner, or a paired token holding the `chat` scope; null otherwise. */
+  private async principalFor(token: string | undefined): Promise<Principal | null> {
+    if (!token) return null;
+    if (this.tokens.verify(token)) return OWNER;
+    const principal = await this.paired.authenticate(token);
+    return principal?.scopes.includes('chat') ? principal : null;
   }
 
   attach(server: Server, maxPayload: number): void {
     this.wss.options.maxPayload = maxPayload;
     server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       const path = (req.url ?? '').split('?')[0];
+      // Node removes its own error listener from upgraded sockets: a reset during the async token
+      // check must not become an uncaught exception.
+      const onError = () => socket.destroy();
+      socket.on('error', onError);
       if (path !== '/ws') return reject(socket, 404, 'not_found', 'No WebSocket endpoint here; use /ws');
-      void this.authorized(bearerToken(req, true)).then((ok) => {
-        if (!ok) return reject(socket, 401, 'unauthorized', 'Missing or invalid token: send "Authorization: Bearer <token>" or ?token=');
-        this.wss.handleUpgrade(req, socket, head, (ws) => this.serve(ws, req));
-      });
+      this.principalFor(bearerToken(req, true)).then(
+        (principal) => {
+          if (!principal) {
+            return reject(socket, 401, 'unauthorized', 'Missing or invalid token: send "Authorization: Bearer <token>" or ?token=');
+          }
+          socket.off('error', onError);
+          this.wss.handleUpgrade(req, socket, head, (ws) => this.serve(ws, req, principal));
+        },
+        () => reject(socket, 503, 'database_unavailable', 'Cannot check the token now; retry shortly'),
+      );
     });
   }
 
-  private serve(ws: WebSocket, req: IncomingMessage): void {
+  private serve(ws: WebSocket, req: IncomingMessage, principal: Principal): void {
     const running = new Map<string, AbortController>();
     const send = (frame: Record<string, unknown>) => {
       if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(frame));
@@ -66,6 +79,23 @@ export class ChatWsGateway implements BeforeApplicationShutdown {
       }
       if (running.has(frame.id))
         return send({ type: 'error', id: frame.id, code: 'invalid_request', message: `A chat with id "${frame.id}" is already running` });
+      if (running.size >= MAX_RUNS_PER_SOCKET) {
+        return send({
+          type: 'error',
+          id: frame.id,
+          code: 'rate_limited',
+          message: `At most ${MAX_RUNS_PER_SOCKET} chats may run at once on one socket`,
+        });
+      }
+      const waitMs = this.rateLimit.hit(principal);
+      if (waitMs > 0) {
+        return send({
+          type: 'error',
+          id: frame.id,
+          code: 'rate_limited',
+          message: `Too many requests for this token; retry in ${Math.ceil(waitMs / 1000)} s`,
+        });
+      }
       const controller = new AbortController();
       running.set(frame.id, controller);
       const id = frame.id;
@@ -119,9 +149,12 @@ export class ChatWsGateway implements BeforeApplicationShutdown {
   }
 }
 
+/** Concurrent chats one socket may run; more are refused with an error frame. */
+const MAX_RUNS_PER_SOCKET = 4;
+
 function reject(socket: Duplex, status: number, code: string, message: string): void {
   const body = JSON.stringify({ error: { code, message } });
   socket.end(
-    `HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : 'Not Found'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
 }
