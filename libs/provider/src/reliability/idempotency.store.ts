@@ -93,7 +93,7 @@ export class PgIdempotencyStore extends IdempotencyStore implements BeforeApplic
       this.db.pool.query(
         `INSERT INTO llm_idempotency (key, model_name, response, expires_at)
          SELECT x.key, x.model_name, x.response, now() + x.ttl * interval '1 millisecond'
-         FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::int[]) AS x(key, model_name, response, ttl)
+         FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::bigint[]) AS x(key, model_name, response, ttl)
          ON CONFLICT (key) DO UPDATE SET model_name = EXCLUDED.model_name, response = EXCLUDED.response,
            created_at = now(), expires_at = EXCLUDED.expires_at`,
         [

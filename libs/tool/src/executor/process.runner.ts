@@ -42,6 +42,8 @@ export function runProcess(file: string, args: string[], o: RunOptions): Promise
     }, o.timeoutMs);
     const onAbort = () => killGroup();
     o.signal?.addEventListener('abort', onAbort, { once: true });
+    // A request cancelled before the process started never fires 'abort' again.
+    if (o.signal?.aborted) killGroup();
     const collect = (buf: Buffer[], which: 'out' | 'err') => (d: Buffer) => {
       const used = which === 'out' ? outBytes : errBytes;
       const room = o.maxOutputBytes - used;
