@@ -71,6 +71,12 @@ describe('POST /v1/chat/completions with the official OpenAI SDK', () => {
     expect(sent.slice(1)).toEqual(['earlier question', 'earlier answer', 'follow-up']);
   });
 
+  it('answers 200 like OpenAI does', async () => {
+    const res = await h.api('/v1/chat/completions', { json: { model: 'nestclaw', messages: [{ role: 'user', content: 'status?' }] } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-nestclaw-session')).toBeTruthy();
+  });
+
   it('rejects an unknown model with a 400 the SDK surfaces', async () => {
     await expect(client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({
       status: 400,

@@ -22,6 +22,8 @@ export interface TurnInput {
   createSession?: boolean;
   /** Earlier conversation supplied by the client (stateless OpenAI-style calls); not stored. */
   context?: ChatMessage[];
+  /** Paired API token making the request (absent for the owner and channels): scopes session access. */
+  principalId?: string;
 }
 
 export interface TurnOptions {
@@ -135,6 +137,7 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
       endpointId: input.endpointId,
       create: !!input.createSession,
       historyLimit: agent.history_limit,
+      principalId: input.principalId,
     });
     if (!opened) throw new NestclawError('session_not_found', `Session "${sessionId}" does not exist; omit sessionId to start a new one`);
     if (opened.created) await this.hooks.sessionStart({ sessionId, agentId: opened.agentId });

@@ -92,6 +92,26 @@ describe('API pairing and scoped tokens', () => {
     expect(await open()).toBe(401);
   });
 
+  it('lets a paired token continue only the sessions it created', async () => {
+    const a = ((await (await pair(await newCode(), 'device a')).json()) as { token: string }).token;
+    const b = ((await (await pair(await newCode(), 'device b')).json()) as { token: string }).token;
+    const say = (token: string, body: Record<string, unknown>, path = '/v1/chat') =>
+      as(token, path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const { sessionId } = (await (await say(a, { message: 'mine' })).json()) as { sessionId: string };
+    expect((await say(a, { message: 'still mine', sessionId })).status).toBe(200);
+    const other = await say(b, { message: 'let me in', sessionId });
+    expect(other.status).toBe(404);
+    expect(((await other.json()) as { error: { code: string } }).error.code).toBe('session_not_found');
+    // the OpenAI-compatible `user` field cannot be used to take over another token's session either
+    const user = `shared-name-${Date.now()}`;
+    const completions = (token: string) =>
+      say(token, { model: 'nestclaw', user, messages: [{ role: 'user', content: 'hi' }] }, '/v1/chat/completions');
+    expect((await completions(a)).status).toBe(200);
+    expect((await completions(b)).status).toBe(404);
+    // the owner sees and continues everything
+    expect((await h.api('/v1/chat', { json: { message: 'owner here', sessionId } })).status).toBe(200);
+  });
+
   it('applies the per-token rate limit to WebSocket chat frames too', async () => {
     const { token } = (await (await pair(await newCode(), 'ws burst')).json()) as { token: string };
     const ws = new WebSocket(`${h.gateway.url.replace('http', 'ws')}/ws`, { headers: { authorization: `Bearer ${token}` } });

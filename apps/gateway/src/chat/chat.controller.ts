@@ -1,6 +1,9 @@
 import { Body, Controller, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AgentService } from '@nestclaw/agent';
+import type { Principal } from '@nestclaw/security';
+import { CurrentPrincipal } from '../auth/principal.decorator';
+import { sessionScopeOf } from '../auth/principal-scope';
 import { toErrorResponse } from '../errors/error-body';
 import { abortOnDisconnect } from '../http/abort-on-disconnect';
 import { SseStream } from '../http/sse-stream';
@@ -13,7 +16,12 @@ export class ChatController {
 
   /** JSON by default; SSE with `"stream": true` or `Accept: text/event-stream`. */
   @Post()
-  async chat(@Body() body: unknown, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+  async chat(
+    @Body() body: unknown,
+    @Req() req: FastifyRequest,
+    @Res() reply: FastifyReply,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<void> {
     const dto = parseBody(chatRequestSchema, body);
     const stream = dto.stream ?? (req.headers.accept ?? '').includes('text/event-stream');
     const input = {
@@ -22,6 +30,7 @@ export class ChatController {
       agentId: dto.agentId,
       channel: stream ? 'sse' : 'http',
       endpointId: req.ip,
+      principalId: sessionScopeOf(principal),
     };
     const controller = abortOnDisconnect(reply);
     if (!stream) {

@@ -2,6 +2,9 @@ import { Body, Controller, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { NestclawError } from '@nestclaw/common';
 import { AgentService, SESSION_ID_PATTERN } from '@nestclaw/agent';
+import type { Principal } from '@nestclaw/security';
+import { CurrentPrincipal } from '../auth/principal.decorator';
+import { sessionScopeOf } from '../auth/principal-scope';
 import type { ChatMessage } from '@nestclaw/provider';
 import { toErrorResponse } from '../errors/error-body';
 import { abortOnDisconnect } from '../http/abort-on-disconnect';
@@ -20,7 +23,12 @@ export class ChatCompletionsController {
   constructor(private readonly agent: AgentService) {}
 
   @Post()
-  async create(@Body() body: unknown, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+  async create(
+    @Body() body: unknown,
+    @Req() req: FastifyRequest,
+    @Res() reply: FastifyReply,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<void> {
     const dto = parseBody(chatCompletionsSchema, body);
     const last = dto.messages[dto.messages.length - 1];
     const message = textOf(last.content).trim();
@@ -42,24 +50,36 @@ export class ChatCompletionsController {
           return [];
         });
     const agentId = dto.model.includes('/') ? dto.model.split('/')[1] : undefined;
-    const input = { message, sessionId, agentId, channel: 'openai', endpointId: dto.user ?? req.ip, createSession: true, context };
+    const input = {
+      message,
+      sessionId,
+      agentId,
+      channel: 'openai',
+      endpointId: dto.user ?? req.ip,
+      createSession: true,
+      context,
+      principalId: sessionScopeOf(principal),
+    };
     const controller = abortOnDisconnect(reply);
     const created = Math.floor(Date.now() / 1000);
 
     if (!dto.stream) {
       const r = await this.agent.run(input, { signal: controller.signal });
-      await reply.header('x-nestclaw-session', r.sessionId).send({
-        id: `chatcmpl-${r.turnId}`,
-        object: 'chat.completion',
-        created,
-        model: dto.model,
-        choices: [{ index: 0, message: { role: 'assistant', content: r.reply, refusal: null }, logprobs: null, finish_reason: 'stop' }],
-        usage: {
-          prompt_tokens: r.usage.inputTokens,
-          completion_tokens: r.usage.outputTokens,
-          total_tokens: r.usage.inputTokens + r.usage.outputTokens,
-        },
-      });
+      await reply
+        .status(200)
+        .header('x-nestclaw-session', r.sessionId)
+        .send({
+          id: `chatcmpl-${r.turnId}`,
+          object: 'chat.completion',
+          created,
+          model: dto.model,
+          choices: [{ index: 0, message: { role: 'assistant', content: r.reply, refusal: null }, logprobs: null, finish_reason: 'stop' }],
+          usage: {
+            prompt_tokens: r.usage.inputTokens,
+            completion_tokens: r.usage.outputTokens,
+            total_tokens: r.usage.inputTokens + r.usage.outputTokens,
+          },
+        });
       return;
     }
 

@@ -6,6 +6,7 @@ import { WebSocket, WebSocketServer } from 'ws';
 import { NestclawError } from '@nestclaw/common';
 import { AgentService } from '@nestclaw/agent';
 import { ApiTokenService, OWNER, PairedTokenService, Principal } from '@nestclaw/security';
+import { sessionScopeOf } from '../auth/principal-scope';
 import { TokenRateLimit } from '../auth/token-rate-limit';
 import { bearerToken } from '../auth/bearer-token';
 import { toErrorResponse } from '../errors/error-body';
@@ -108,6 +109,7 @@ export class ChatWsGateway implements BeforeApplicationShutdown {
               agentId: frame.agentId,
               channel: 'ws',
               endpointId: req.socket.remoteAddress,
+              principalId: sessionScopeOf(principal),
             },
             {
               signal: controller.signal,

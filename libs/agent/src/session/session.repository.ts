@@ -33,6 +33,8 @@ export interface OpenTurn {
   /** Create the session when it does not exist (else an unknown id is reported as missing). */
   create: boolean;
   historyLimit: number;
+  /** A paired token's id: it may only continue sessions it created. Absent for the owner and channels. */
+  principalId?: string;
 }
 
 export interface TurnProgress {
@@ -74,10 +76,12 @@ export class SessionRepository {
       WITH s AS (
         ${
           t.create
-            ? `INSERT INTO sessions (id, agent_id, channel, title, last_seq) VALUES ($1, $3, $5, left($4, 80), 1)
+            ? `INSERT INTO sessions (id, agent_id, channel, title, last_seq, principal_id) VALUES ($1, $3, $5, left($4, 80), 1, $8)
                ON CONFLICT (id) DO UPDATE SET last_seq = sessions.last_seq + 1, updated_at = now()
+                 WHERE $8::text IS NULL OR sessions.principal_id = $8
                RETURNING last_seq, agent_id, (xmax = 0) AS created`
-            : `UPDATE sessions SET last_seq = last_seq + 1, updated_at = now() WHERE id = $1
+            : `UPDATE sessions SET last_seq = last_seq + 1, updated_at = now()
+               WHERE id = $1 AND ($8::text IS NULL OR principal_id = $8)
                RETURNING last_seq, agent_id, ($3::text IS NULL) AS created`
         }
       ), m AS (
@@ -93,13 +97,13 @@ export class SessionRepository {
              (SELECT coalesce(json_agg(h ORDER BY h.seq), '[]'::json) FROM (
                 SELECT seq, turn_id AS "turnId", role, content, tool_calls AS "toolCalls", tool_call_id AS "toolCallId",
                        tool_name AS "toolName", status, created_at AS "createdAt"
-                FROM messages WHERE session_id = $1 ORDER BY seq DESC LIMIT $7) h) AS history`;
+                FROM messages WHERE session_id = $1 AND EXISTS (SELECT 1 FROM s) ORDER BY seq DESC LIMIT $7) h) AS history`;
     try {
       const { rows } = await this.db.pool.query<{ agent_id: string | null; created: boolean; history: StoredMessage[] }>({
         // Named: parsed and planned once per connection instead of on every turn.
         name: t.create ? 'nestclaw_open_turn_create' : 'nestclaw_open_turn',
         text: sql,
-        values: [t.sessionId, t.turnId, t.agentId, t.content, t.channel, t.endpointId ?? null, t.historyLimit],
+        values: [t.sessionId, t.turnId, t.agentId, t.content, t.channel, t.endpointId ?? null, t.historyLimit, t.principalId ?? null],
       });
       const row = rows[0];
       if (!row?.agent_id) return null;
