@@ -56,6 +56,7 @@ export class ChannelDispatcher {
         return !!c;
       },
       isRunning: (key) => this.running.has(key),
+      ended: (sessionId, agentId) => this.agent.endSession(sessionId, agentId),
     });
   }
 

@@ -1,3 +1,4 @@
+import { HookRegistry } from '@nestclaw/tool';
 import { ChannelDispatcher, ChannelRegistry, telegramHtmlToText } from '@nestclaw/channel';
 import { Harness, startHarness } from '../../support/gateway-harness';
 import { FakeTelegramServer, FakeUser } from '../../fixtures/fake-telegram.server';
@@ -197,6 +198,8 @@ describe('Telegram channel (telegraf against a fake Bot API)', () => {
   });
 
   it('/stop cancels the running answer and /new starts a fresh session', async () => {
+    const ended: string[] = [];
+    h.gateway.app.get(HookRegistry).on('SessionEnd', ({ sessionId }) => void ended.push(sessionId));
     h.llm.enqueue({ kind: 'text', text: 'slow '.repeat(200), tokenDelayMs: 30 });
     tg.dm(bob, 'take your time');
     await tg.waitFor(() => h.llm.requests.at(-1)?.body.messages.at(-1)?.content === 'take your time', 5_000, 'run started');
@@ -212,6 +215,8 @@ describe('Telegram channel (telegraf against a fake Bot API)', () => {
     await tg.waitFor(() => finalTexts(bob.id).includes('echo: fresh start'), 5_000, 'reply in new session');
     const sent = h.llm.requests.at(-1)!.body.messages;
     expect(sent.map((m) => m.role)).toEqual(['system', 'user']);
+    // the conversation closed by /new fired SessionEnd
+    expect(ended).toEqual([expect.stringContaining(`telegram:dm:${bob.id}`)]);
   });
   it('creates a checkpoint on demand and recovers what happened since it, formatted for re-injection', async () => {
     const sessionId = `agent:default:telegram:dm:${alice.id}`;

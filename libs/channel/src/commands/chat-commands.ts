@@ -43,6 +43,8 @@ interface Deps {
 interface Runs {
   cancel(sessionKey: string): boolean;
   isRunning(sessionKey: string): boolean;
+  /** Fires SessionEnd for a conversation the user just closed with /new. */
+  ended(sessionId: string, agentId: string): Promise<void>;
 }
 
 /** Chat commands and approval buttons. Replies here are logged by us: the agent never sees them. */
@@ -107,6 +109,7 @@ export class ChatCommands {
         text = `${m.channel} user id ${m.sender.id}${m.sender.username ? ` (@${m.sender.username})` : ''}\nchat ${m.chat.id} (${m.chat.type})\nagent ${routed.agentId}, session ${sessionId}`;
         break;
       case 'new': {
+        await this.runs.ended(sessionId, routed.agentId);
         const next = await this.d.inbound.startNewSession(routed.sessionKey);
         text = `Started a fresh conversation (session ${next}).`;
         break;
