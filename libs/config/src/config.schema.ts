@@ -260,13 +260,14 @@ export type ToolsConfig = NestclawConfig['tools'];
 /** Sections re-read on file change and pushed to Reconfigurable components. */
 export const HOT_SECTIONS = ['models', 'providers', 'agents', 'prompts', 'log'] as const;
 export type HotSection = (typeof HOT_SECTIONS)[number];
-/** Sections that only take effect after a restart. */
 /**
  * Sections that only take effect after a restart. `channels`, `session`, `bindings`, `security` and
  * `tools` hold allowlists and limits: changing them at runtime must not bypass confirmation, so a restart
  * (by the owner) applies them.
  */
 export const STATIC_SECTIONS = ['server', 'database', 'channels', 'session', 'bindings', 'security', 'tools'] as const;
+/** Static sections whose security-sensitive keys (allowlists, approvers, rate limits) also apply after the owner confirms a code. */
+export const CONFIRMABLE_SECTIONS: readonly string[] = ['channels', 'security'];
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'] as const;
 

@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs
 import { DiscoveryService } from '@nestjs/core';
 import { watch, FSWatcher } from 'chokidar';
 import { isDeepStrictEqual } from 'node:util';
-import { HOT_SECTIONS, HotSection, logLevelsFor, NestclawConfig, STATIC_SECTIONS } from './config.schema';
+import { CONFIRMABLE_SECTIONS, HOT_SECTIONS, HotSection, logLevelsFor, NestclawConfig, STATIC_SECTIONS } from './config.schema';
 import { loadConfig } from './config.loader';
 import { isReconfigurable } from './reconfigurable';
 
@@ -63,7 +63,11 @@ export class ConfigService implements OnModuleInit, OnApplicationShutdown {
     const prev = this.current;
     for (const section of STATIC_SECTIONS) {
       if (!isDeepStrictEqual(prev[section], next[section])) {
-        this.logger.warn(`"${section}" changed in ${this.options.path}: restart required for it to take effect`);
+        this.logger.warn(
+          CONFIRMABLE_SECTIONS.includes(section)
+            ? `"${section}" changed in ${this.options.path}: allowlists, approvers and rate limits apply once the owner confirms the code printed below; anything else there needs a restart`
+            : `"${section}" changed in ${this.options.path}: restart required for it to take effect`,
+        );
         next = { ...next, [section]: prev[section] };
       }
     }
