@@ -72,6 +72,11 @@ describe('loadConfig', () => {
     expect(message).toContain('models.m.base_url');
   });
 
+  it('names unknown keys instead of silently ignoring them', () => {
+    const path = write('providers:\n  timout_budget: 5s\nserverr:\n  port: 1\n');
+    expect(() => loadConfig(path, {})).toThrow(/providers\.timout_budget: unknown key[\s\S]*serverr: unknown key/);
+  });
+
   it('rejects a file that is not YAML with a clear message', () => {
     const path = write('server: [unclosed\n');
     expect(() => loadConfig(path, {})).toThrow(/not valid YAML/);

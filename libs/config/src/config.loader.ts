@@ -103,10 +103,36 @@ export function loadConfig(path: string, env: NodeJS.ProcessEnv = process.env): 
       { issues: result.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })) },
     );
   }
+  const unknown = unknownKeys(merged, result.data);
+  if (unknown.length) {
+    throw new NestclawError(
+      'config_invalid',
+      `Invalid configuration (${fromFile ? path : 'defaults + environment'}), fix these keys:\n${unknown
+        .map((k) => `  - ${k}: unknown key (a typo? see docs/configuration.md)`)
+        .join('\n')}`,
+      { issues: unknown.map((k) => ({ path: k, message: 'unknown key' })) },
+    );
+  }
   const config = result.data;
   if (!config.providers.primary) {
     const first = Object.keys(config.models)[0];
     if (first) config.providers.primary = first;
   }
   return { config, fromFile };
+}
+
+/**
+ * Keys present in the input but absent from the validated result: zod drops what a schema does not
+ * know, so a typo (`timout_budget`) would otherwise silently fall back to the default.
+ */
+function unknownKeys(input: unknown, parsed: unknown, at: string[] = []): string[] {
+  if (!input || typeof input !== 'object' || Array.isArray(input) || !parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    return [];
+  }
+  const out: string[] = [];
+  for (const [key, value] of Object.entries(input)) {
+    if (!(key in parsed)) out.push([...at, key].join('.'));
+    else out.push(...unknownKeys(value, (parsed as Record<string, unknown>)[key], [...at, key]));
+  }
+  return out;
 }
