@@ -100,6 +100,14 @@ export class DatabaseService implements OnApplicationShutdown {
     return new DatabaseService(pool, prisma, url, embedded, report);
   }
 
+  /**
+   * A name for a prepared statement, so PostgreSQL parses and plans it once per connection; none on
+   * the embedded server, where every socket shares one PGlite session and names would collide.
+   */
+  statementName(name: string): string | undefined {
+    return this.embedded ? undefined : name;
+  }
+
   /** Runs `fn` in one transaction on one client; network calls never belong inside. */
   async transaction<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect().catch((e: unknown) => {

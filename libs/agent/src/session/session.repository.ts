@@ -101,7 +101,7 @@ export class SessionRepository {
     try {
       const { rows } = await this.db.pool.query<{ agent_id: string | null; created: boolean; history: StoredMessage[] }>({
         // Named: parsed and planned once per connection instead of on every turn.
-        name: t.create ? 'nestclaw_open_turn_create' : 'nestclaw_open_turn',
+        name: this.db.statementName(t.create ? 'nestclaw_open_turn_create' : 'nestclaw_open_turn'),
         text: sql,
         values: [t.sessionId, t.turnId, t.agentId, t.content, t.channel, t.endpointId ?? null, t.historyLimit, t.principalId ?? null],
       });
@@ -143,7 +143,7 @@ export class SessionRepository {
       SELECT base FROM s`;
     try {
       await this.db.pool.query({
-        name: 'nestclaw_record_progress',
+        name: this.db.statementName('nestclaw_record_progress'),
         text: sql,
         values: [
           p.sessionId,
