@@ -93,3 +93,16 @@ export interface ModelProvider {
 }
 
 export const emptyUsage = (): Usage => ({ inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 });
+
+/** Settings every backend adapter takes (from a `models.<name>` config entry). */
+export interface BackendOptions {
+  /** The service's endpoint; each adapter has its own default. */
+  baseUrl?: string;
+  apiKey?: string;
+  /** Backend model id sent on the wire. */
+  model: string;
+  temperature?: number;
+  maxTokens?: number;
+  /** Extra HTTP headers on every request. */
+  headers?: Record<string, string>;
+}

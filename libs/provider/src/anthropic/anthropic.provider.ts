@@ -1,6 +1,7 @@
 import Anthropic, { APIError } from '@anthropic-ai/sdk';
 import type { MessageCreateParamsBase, RawMessageStreamEvent, StopReason } from '@anthropic-ai/sdk/resources/messages/messages';
 import {
+  BackendOptions,
   ChatRequest,
   ChatResponse,
   ChatStreamEvent,
@@ -15,15 +16,8 @@ import { parseRateLimitHeaders } from '../http/rate-limit.headers';
 import { finishOf, systemOf, toolOf, turnsOf, usageOf } from './anthropic.wire';
 import { nodeFetch } from '../http/node-fetch.transport';
 
-export interface AnthropicOptions {
-  baseUrl?: string;
-  apiKey?: string;
-  model: string;
-  temperature?: number;
-  /** Required by the Messages API; 4096 when not configured. */
-  maxTokens?: number;
-  headers?: Record<string, string>;
-}
+/** `maxTokens` is required by the Messages API: 4096 when not configured. */
+export type AnthropicOptions = BackendOptions;
 
 const DEFAULT_MAX_TOKENS = 4096;
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  BackendOptions,
   ChatRequest,
   ChatResponse,
   ChatStreamEvent,
@@ -14,15 +15,8 @@ import { httpRequest, probeUrl, readJson, readSseData } from '../http/http-clien
 import { parseRateLimitHeaders } from '../http/rate-limit.headers';
 import { finishOf, GeminiResponse, parseGeminiError, partsOf, requestOf, usageOf } from './gemini.wire';
 
-export interface GeminiOptions {
-  /** Default https://generativelanguage.googleapis.com (the `/v1beta` path is added here). */
-  baseUrl?: string;
-  apiKey?: string;
-  model: string;
-  temperature?: number;
-  maxTokens?: number;
-  headers?: Record<string, string>;
-}
+/** `baseUrl` default https://generativelanguage.googleapis.com (the `/v1beta` path is added here). */
+export type GeminiOptions = BackendOptions;
 
 /**
  * Google Gemini through its native generateContent REST API over fetch (see docs/adr/0002): usage

@@ -1,27 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import {
+  BackendOptions,
   ChatRequest,
   ChatResponse,
   ChatStreamEvent,
+  emptyUsage,
   ModelProvider,
   ProbeResult,
   ToolCall,
   Usage,
-  emptyUsage,
 } from '../model-provider.port';
 import { ProviderAttemptError } from '../provider.errors';
 import { httpRequest, probeUrl, readJson, readLines } from '../http/http-client';
 import { callsOf, finishOf, messagesOf, OllamaChatChunk, parseOllamaError, toolsOf, usageOf } from './ollama.wire';
 
-export interface OllamaOptions {
-  /** Default http://127.0.0.1:11434. */
-  baseUrl?: string;
-  apiKey?: string;
-  model: string;
-  temperature?: number;
-  maxTokens?: number;
-  headers?: Record<string, string>;
-}
+/** `baseUrl` default http://127.0.0.1:11434. */
+export type OllamaOptions = BackendOptions;
 
 /**
  * A local Ollama server through its native /api/chat (NDJSON streaming). Needs no network beyond

@@ -6,6 +6,7 @@ import type {
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
 import {
+  BackendOptions,
   ChatMessage,
   ChatRequest,
   ChatResponse,
@@ -23,15 +24,10 @@ import { parseRateLimitHeaders } from '../http/rate-limit.headers';
 import { OPENAI_COMPATIBLE_PRESETS, OpenAiPreset } from './openai-presets';
 import { nodeFetch } from '../http/node-fetch.transport';
 
-export interface OpenAiCompatibleOptions {
+export interface OpenAiCompatibleOptions extends BackendOptions {
   baseUrl: string;
-  apiKey?: string;
-  model: string;
-  temperature?: number;
-  maxTokens?: number;
   /** Quirks of the service (defaults: the generic `openai-compatible` preset). */
   preset?: OpenAiPreset;
-  headers?: Record<string, string>;
 }
 
 function toWire(m: ChatMessage): ChatCompletionMessageParam {
