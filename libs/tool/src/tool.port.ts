@@ -3,6 +3,14 @@ import type { ToolExecutor } from './executor/tool-executor.port';
 import type { Workspace } from './workspace/workspace';
 
 /** Who is calling a tool, and where its files live. */
+/** What the model is told about a tool (the provider port's ToolDefinition has the same shape). */
+export interface ToolSchema {
+  name: string;
+  description: string;
+  /** JSON Schema of the input object. */
+  parameters: Record<string, unknown>;
+}
+
 export interface ToolContext {
   sessionId: string;
   turnId: string;

@@ -1,6 +1,5 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { z } from 'zod';
-import type { ToolDefinition } from '@nestclaw/provider';
 import { ConfigService } from '@nestclaw/config';
 import { CurrentTimeTool } from './tools/current-time.tool';
 import { FileListTool } from './tools/file-list.tool';
@@ -9,7 +8,7 @@ import { FileWriteTool } from './tools/file-write.tool';
 import { HttpRequestTool } from './tools/http-request.tool';
 import { ShellTool } from './tools/shell.tool';
 import { WebSearchTool } from './tools/web-search.tool';
-import { Tool } from './tool.port';
+import { Tool, ToolSchema } from './tool.port';
 
 /** Results longer than this are cut with a note, so one tool cannot flood the context. */
 export const MAX_TOOL_OUTPUT_CHARS = 16_000;
@@ -18,7 +17,7 @@ export const MAX_TOOL_OUTPUT_CHARS = 16_000;
 @Injectable()
 export class ToolRegistry {
   private readonly tools = new Map<string, Tool>();
-  private readonly definitions = new Map<string, ToolDefinition>();
+  private readonly definitions = new Map<string, ToolSchema>();
 
   constructor(@Optional() config?: ConfigService) {
     this.register(new CurrentTimeTool());
@@ -52,8 +51,8 @@ export class ToolRegistry {
   }
 
   /** Definitions for the enabled tools that exist, in the order given. */
-  definitionsFor(names: readonly string[]): ToolDefinition[] {
-    return names.map((n) => this.definitions.get(n)).filter((d): d is ToolDefinition => !!d);
+  definitionsFor(names: readonly string[]): ToolSchema[] {
+    return names.map((n) => this.definitions.get(n)).filter((d): d is ToolSchema => !!d);
   }
 }
 
