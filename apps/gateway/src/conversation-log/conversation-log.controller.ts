@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
@@ -38,8 +39,13 @@ export class ConversationLogController {
       );
     const from = q.data.from ? new Date(q.data.from) : new Date(0);
     const to = q.data.to ? new Date(q.data.to) : new Date(Date.now() + 1000);
-    const lines: string[] = [];
-    for await (const e of this.log.export(from, to)) lines.push(JSON.stringify(e));
-    void reply.header('content-type', 'application/x-ndjson; charset=utf-8').send(lines.length ? `${lines.join('\n')}\n` : '');
+    // Streamed batch by batch: a wide range must not be held in memory whole.
+    const entries = this.log.export(from, to);
+    const lines = Readable.from(
+      (async function* () {
+        for await (const e of entries) yield `${JSON.stringify(e)}\n`;
+      })(),
+    );
+    return reply.header('content-type', 'application/x-ndjson; charset=utf-8').send(lines);
   }
 }
