@@ -178,6 +178,7 @@ describe('API pairing and scoped tokens', () => {
     expect(statuses[4]).toBe(429);
     const locked = await pair(good);
     expect(locked.status).toBe(429);
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(14 * 60);
     const body = (await locked.json()) as { error: { code: string; message: string } };
     expect(body.error.code).toBe('pairing_locked');
     expect(body.error.message).toMatch(/1[45] more minute/);
