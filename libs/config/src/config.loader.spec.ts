@@ -77,6 +77,18 @@ describe('loadConfig', () => {
     expect(() => loadConfig(path, {})).toThrow(/providers\.timout_budget: unknown key[\s\S]*serverr: unknown key/);
   });
 
+  it('rejects a binding to an agent that does not exist', () => {
+    const path = write('agents:\n  coder: {}\nbindings:\n  - { agent: writer, match: { channel: telegram } }\n');
+    expect(() => loadConfig(path, {})).toThrow(/bindings\.0\.agent: unknown agent "writer" \(configured: coder\)/);
+  });
+
+  it('keeps a default agent when the file defines only others', () => {
+    const path = write('agents:\n  coder: { max_iterations: 3 }\n');
+    const { config } = loadConfig(path, {});
+    expect(Object.keys(config.agents).sort()).toEqual(['coder', 'default']);
+    expect(config.agents.default.max_iterations).toBe(8);
+  });
+
   it('rejects a file that is not YAML with a clear message', () => {
     const path = write('server: [unclosed\n');
     expect(() => loadConfig(path, {})).toThrow(/not valid YAML/);

@@ -170,87 +170,101 @@ const bindingSchema = z.object({
 });
 export type BindingConfig = z.output<typeof bindingSchema>;
 
-export const configSchema = z.object({
-  server: z
-    .object({
-      host: z.string().min(1).default('127.0.0.1'),
-      port: z.number().int().min(0).max(65535).default(3000),
-      /** Largest accepted request body in bytes. */
-      body_limit: z.number().int().positive().default(1_048_576),
-    })
-    .prefault({}),
-  database: z
-    .object({
-      url: z.string().min(1).optional(),
-      pool_size: z.number().int().min(1).max(100).default(10),
-      /**
-       * PostgreSQL `synchronous_commit` for nestclaw's connections. "off" (default) makes a commit
-       * return before the WAL reaches disk: a gateway crash loses nothing, a crash of the database
-       * server or the machine may lose the last fraction of a second of chat. "on" waits for the
-       * disk on every write (about 3 ms per commit on the reference machine).
-       */
-      synchronous_commit: z.enum(['on', 'off']).default('off'),
-    })
-    .prefault({}),
-  models: z.record(z.string(), modelSchema).default({}),
-  providers: z
-    .object({
-      primary: z.string().optional(),
-      fallback: z.array(z.string()).default([]),
-      timeout_budget: duration.default(120_000),
-      /** Cap on one model's share of the budget; unset = the budget split evenly over the models left. */
-      attempt_timeout: duration.optional(),
-      retry: z
-        .object({
-          max_attempts: z.number().int().min(1).max(10).default(3),
-          base_delay: duration.default(500),
-          max_delay: duration.default(8_000),
-        })
-        .prefault({}),
-      circuit_breaker: z
-        .object({
-          threshold: z.number().int().min(1).default(3),
-          reset_interval: duration.default(60_000),
-        })
-        .prefault({}),
-      /** How long a non-streaming answer is kept to be replayed for the same request (0 = off). */
-      idempotency_ttl: duration.default(600_000),
-    })
-    .prefault({}),
-  agents: z.record(z.string(), agentSchema).prefault({ default: {} }),
-  prompts: z
-    .object({
-      system: z.string().default('You are nestclaw, a helpful personal assistant. Answer concisely. Use tools only when they help.'),
-    })
-    .prefault({}),
-  tools: toolsSchema,
-  log: z.object({ level: z.enum(['error', 'warn', 'log', 'debug', 'verbose']).default('log') }).prefault({}),
-  channels: z
-    .object({
-      command_prefix: z.string().min(1).max(3).default('/'),
-      telegram: channelSchema.prefault({}),
-      discord: channelSchema.prefault({}),
-    })
-    .prefault({}),
-  session: z
-    .object({
-      dm_scope: z.enum(['main', 'per-peer', 'per-channel-peer']).default('per-channel-peer'),
-      /** person → ["telegram:111", "discord:222"]: one person's DMs share a session across platforms. */
-      identity_links: z.record(z.string(), z.array(z.string())).default({}),
-    })
-    .prefault({}),
-  bindings: z.array(bindingSchema).default([]),
-  security: z
-    .object({
-      rate_limit: z
-        .object({
-          per_sender: rateSchema.prefault({ limit: 20, window: 60_000 }),
-          per_token: rateSchema.prefault({ limit: 120, window: 60_000 }),
-        })
-        .prefault({}),
-    })
-    .prefault({}),
-});
+export const configSchema = z
+  .object({
+    server: z
+      .object({
+        host: z.string().min(1).default('127.0.0.1'),
+        port: z.number().int().min(0).max(65535).default(3000),
+        /** Largest accepted request body in bytes. */
+        body_limit: z.number().int().positive().default(1_048_576),
+      })
+      .prefault({}),
+    database: z
+      .object({
+        url: z.string().min(1).optional(),
+        pool_size: z.number().int().min(1).max(100).default(10),
+        /**
+         * PostgreSQL `synchronous_commit` for nestclaw's connections. "off" (default) makes a commit
+         * return before the WAL reaches disk: a gateway crash loses nothing, a crash of the database
+         * server or the machine may lose the last fraction of a second of chat. "on" waits for the
+         * disk on every write (about 3 ms per commit on the reference machine).
+         */
+        synchronous_commit: z.enum(['on', 'off']).default('off'),
+      })
+      .prefault({}),
+    models: z.record(z.string(), modelSchema).default({}),
+    providers: z
+      .object({
+        primary: z.string().optional(),
+        fallback: z.array(z.string()).default([]),
+        timeout_budget: duration.default(120_000),
+        /** Cap on one model's share of the budget; unset = the budget split evenly over the models left. */
+        attempt_timeout: duration.optional(),
+        retry: z
+          .object({
+            max_attempts: z.number().int().min(1).max(10).default(3),
+            base_delay: duration.default(500),
+            max_delay: duration.default(8_000),
+          })
+          .prefault({}),
+        circuit_breaker: z
+          .object({
+            threshold: z.number().int().min(1).default(3),
+            reset_interval: duration.default(60_000),
+          })
+          .prefault({}),
+        /** How long a non-streaming answer is kept to be replayed for the same request (0 = off). */
+        idempotency_ttl: duration.default(600_000),
+      })
+      .prefault({}),
+    agents: z.record(z.string(), agentSchema).prefault({ default: {} }),
+    prompts: z
+      .object({
+        system: z.string().default('You are nestclaw, a helpful personal assistant. Answer concisely. Use tools only when they help.'),
+      })
+      .prefault({}),
+    tools: toolsSchema,
+    log: z.object({ level: z.enum(['error', 'warn', 'log', 'debug', 'verbose']).default('log') }).prefault({}),
+    channels: z
+      .object({
+        command_prefix: z.string().min(1).max(3).default('/'),
+        telegram: channelSchema.prefault({}),
+        discord: channelSchema.prefault({}),
+      })
+      .prefault({}),
+    session: z
+      .object({
+        dm_scope: z.enum(['main', 'per-peer', 'per-channel-peer']).default('per-channel-peer'),
+        /** person → ["telegram:111", "discord:222"]: one person's DMs share a session across platforms. */
+        identity_links: z.record(z.string(), z.array(z.string())).default({}),
+      })
+      .prefault({}),
+    bindings: z.array(bindingSchema).default([]),
+    security: z
+      .object({
+        rate_limit: z
+          .object({
+            per_sender: rateSchema.prefault({ limit: 20, window: 60_000 }),
+            per_token: rateSchema.prefault({ limit: 120, window: 60_000 }),
+          })
+          .prefault({}),
+      })
+      .prefault({}),
+  })
+  .superRefine((c, ctx) => {
+    // A binding to an agent that does not exist would only fail when a message arrives.
+    c.bindings.forEach((b, i) => {
+      if (b.agent !== 'default' && !c.agents[b.agent]) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['bindings', i, 'agent'],
+          message: `unknown agent "${b.agent}" (configured: ${Object.keys(c.agents).join(', ')})`,
+        });
+      }
+    });
+  })
+  .transform((c) => (c.agents.default ? c : { ...c, agents: { ...c.agents, default: agentSchema.parse({}) } }));
 
 export type NestclawConfig = z.output<typeof configSchema>;
 export type ModelConfig = NestclawConfig['models'][string];
