@@ -159,6 +159,8 @@ export class ReliableProvider {
             for await (const event of target.model.provider.chatStream({ ...request, signal: attempt.signal })) {
               attempt.deadline.firstOutput();
               if (event.type === 'done') {
+                // SDKs end an aborted stream quietly: a cut-short reply must not pass as complete.
+                if (attempt.signal.aborted) throw new ProviderAttemptError('cancelled', undefined, 'request aborted');
                 run.succeeded(attempt, event.response);
                 yield { type: 'done', response: event.response, calls: run.calls };
                 return;

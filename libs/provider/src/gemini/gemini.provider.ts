@@ -110,8 +110,6 @@ export class GeminiProvider implements ModelProvider {
         yield { type: 'tool_call', call };
       }
     }
-    // SDKs end an aborted stream quietly; a cut-short reply must not pass as complete.
-    if (request.signal?.aborted) throw new ProviderAttemptError('cancelled', undefined, 'request aborted');
     yield {
       type: 'done',
       response: {

@@ -113,8 +113,6 @@ export class OllamaProvider implements ModelProvider {
         finished = true;
       }
     }
-    // SDKs end an aborted stream quietly; a cut-short reply must not pass as complete.
-    if (request.signal?.aborted) throw new ProviderAttemptError('cancelled', undefined, 'request aborted');
     if (!finished) throw new ProviderAttemptError('retryable', undefined, 'Ollama stream ended before its final line');
     yield { type: 'done', response: { content, toolCalls, usage, finishReason: finishOf(reason, toolCalls.length > 0), model } };
   }
