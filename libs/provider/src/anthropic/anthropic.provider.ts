@@ -1,4 +1,4 @@
-import Anthropic, { APIError } from '@anthropic-ai/sdk';
+import Anthropic from '@anthropic-ai/sdk';
 import type { MessageCreateParamsBase, RawMessageStreamEvent, StopReason } from '@anthropic-ai/sdk/resources/messages/messages';
 import {
   BackendOptions,
@@ -11,29 +11,15 @@ import {
   ToolCall,
   Usage,
 } from '../model-provider.port';
-import { classifyHttpFailure, classifyTransportFailure, parseRetryAfter, ProviderAttemptError } from '../provider.errors';
 import { parseRateLimitHeaders } from '../http/rate-limit.headers';
 import { finishOf, systemOf, toolOf, turnsOf, usageOf } from './anthropic.wire';
 import { nodeFetch } from '../http/node-fetch.transport';
+import { classifySdkFailure, probeFailure } from '../http/sdk-errors';
 
 /** `maxTokens` is required by the Messages API: 4096 when not configured. */
 export type AnthropicOptions = BackendOptions;
 
 const DEFAULT_MAX_TOKENS = 4096;
-
-function classify(e: unknown, signal?: AbortSignal): ProviderAttemptError {
-  if (signal?.aborted) return classifyTransportFailure(e, signal);
-  if (e instanceof APIError && e.status !== undefined) {
-    return classifyHttpFailure({
-      status: e.status,
-      message: e.message,
-      retryAfterMs: parseRetryAfter(e.headers?.get('retry-after')),
-      rateLimit: parseRateLimitHeaders(e.headers),
-    });
-  }
-  // An `error` event inside an open stream (e.g. overloaded_error) has no status: retry elsewhere.
-  return classifyTransportFailure(e, signal);
-}
 
 /** Anthropic's native Messages API: system prompt apart, tool_use blocks, streaming events, cache usage. */
 export class AnthropicProvider implements ModelProvider {
@@ -91,7 +77,7 @@ export class AnthropicProvider implements ModelProvider {
         rateLimit: parseRateLimitHeaders(response.headers),
       };
     } catch (e) {
-      throw classify(e, request.signal);
+      throw classifySdkFailure(e, request.signal);
     }
   }
 
@@ -104,7 +90,7 @@ export class AnthropicProvider implements ModelProvider {
         response: { headers },
       } = await this.client.messages.create({ ...this.params(request), stream: true }, { signal: request.signal }).withResponse());
     } catch (e) {
-      throw classify(e, request.signal);
+      throw classifySdkFailure(e, request.signal);
     }
     let content = '';
     let usage: Usage = emptyUsage();
@@ -159,10 +145,8 @@ export class AnthropicProvider implements ModelProvider {
         }
       }
     } catch (e) {
-      throw classify(e, request.signal);
+      throw classifySdkFailure(e, request.signal);
     }
-    // SDKs end an aborted stream quietly; a cut-short reply must not pass as complete.
-    if (request.signal?.aborted) throw new ProviderAttemptError('cancelled', undefined, 'request aborted');
     const finishReason = finishOf(stop);
     yield {
       type: 'done',
@@ -184,11 +168,7 @@ export class AnthropicProvider implements ModelProvider {
       const { response } = await this.client.models.list({ limit: 1 }, { signal }).withResponse();
       return { reachable: true, status: response.status, keyRejected: false, latencyMs: latencyMs() };
     } catch (e) {
-      if (e instanceof APIError && e.status !== undefined) {
-        const keyRejected = e.status === 401 || e.status === 403;
-        return { reachable: true, status: e.status, keyRejected, latencyMs: latencyMs(), error: keyRejected ? e.message : undefined };
-      }
-      return { reachable: false, keyRejected: false, latencyMs: latencyMs(), error: (e as Error).message };
+      return probeFailure(e, latencyMs());
     }
   }
 }

@@ -1,5 +1,5 @@
-import OpenAI, { APIError } from 'openai';
-import { classifyHttpFailure, classifyTransportFailure, parseRetryAfter } from '../provider.errors';
+import OpenAI from 'openai';
+import { classifySdkFailure } from '../http/sdk-errors';
 import { EmbeddingProvider, EmbeddingResult } from './embedding-provider.port';
 
 export interface OpenAiEmbeddingOptions {
@@ -44,10 +44,7 @@ export class OpenAiCompatibleEmbedding implements EmbeddingProvider {
       const vectors = [...res.data].sort((a, b) => a.index - b.index).map((d) => d.embedding);
       return { vectors, inputTokens: res.usage?.prompt_tokens ?? 0, model: res.model || this.options.model };
     } catch (e) {
-      if (!options.signal?.aborted && e instanceof APIError && e.status !== undefined) {
-        throw classifyHttpFailure({ status: e.status, message: e.message, retryAfterMs: parseRetryAfter(e.headers?.get('retry-after')) });
-      }
-      throw classifyTransportFailure(e, options.signal);
+      throw classifySdkFailure(e, options.signal);
     }
   }
 }

@@ -1,4 +1,4 @@
-import OpenAI, { APIError } from 'openai';
+import OpenAI from 'openai';
 import type {
   ChatCompletionChunk,
   ChatCompletionCreateParamsBase,
@@ -19,10 +19,10 @@ import {
   ToolDefinition,
   Usage,
 } from '../model-provider.port';
-import { classifyHttpFailure, classifyTransportFailure, parseRetryAfter, ProviderAttemptError } from '../provider.errors';
 import { parseRateLimitHeaders } from '../http/rate-limit.headers';
 import { OPENAI_COMPATIBLE_PRESETS, OpenAiPreset } from './openai-presets';
 import { nodeFetch } from '../http/node-fetch.transport';
+import { classifySdkFailure, probeFailure } from '../http/sdk-errors';
 
 export interface OpenAiCompatibleOptions extends BackendOptions {
   baseUrl: string;
@@ -81,20 +81,6 @@ function chunkUsage(chunk: ChatCompletionChunk): OpenAI.CompletionUsage | undefi
   return chunk.usage ?? inChoice ?? loose.x_groq?.usage ?? undefined;
 }
 
-/** Turns SDK errors into classified attempt errors the ReliableProvider can act on. */
-function classify(e: unknown, signal?: AbortSignal): ProviderAttemptError {
-  if (signal?.aborted) return classifyTransportFailure(e, signal);
-  if (e instanceof APIError && e.status !== undefined) {
-    return classifyHttpFailure({
-      status: e.status,
-      message: e.message,
-      retryAfterMs: parseRetryAfter(e.headers?.get('retry-after')),
-      rateLimit: parseRateLimitHeaders(e.headers),
-    });
-  }
-  return classifyTransportFailure(e, signal);
-}
-
 /**
  * Any server speaking OpenAI's Chat Completions API (OpenAI, DeepSeek, Moonshot, Qwen, Groq,
  * vLLM, LM Studio, …). The SDK's own retries are off: the ReliableProvider is the only retry layer.
@@ -151,7 +137,7 @@ export class OpenAiCompatibleProvider implements ModelProvider {
         rateLimit: parseRateLimitHeaders(response.headers),
       };
     } catch (e) {
-      throw classify(e, request.signal);
+      throw classifySdkFailure(e, request.signal);
     }
   }
 
@@ -166,7 +152,7 @@ export class OpenAiCompatibleProvider implements ModelProvider {
         response: { headers },
       } = await this.client.chat.completions.create(params, { signal: request.signal }).withResponse());
     } catch (e) {
-      throw classify(e, request.signal);
+      throw classifySdkFailure(e, request.signal);
     }
     let content = '';
     let usage: Usage = emptyUsage();
@@ -195,10 +181,8 @@ export class OpenAiCompatibleProvider implements ModelProvider {
         if (choice.finish_reason) finishReason = finish(choice.finish_reason);
       }
     } catch (e) {
-      throw classify(e, request.signal);
+      throw classifySdkFailure(e, request.signal);
     }
-    // SDKs end an aborted stream quietly; a cut-short reply must not pass as complete.
-    if (request.signal?.aborted) throw new ProviderAttemptError('cancelled', undefined, 'request aborted');
     const toolCalls = [...partial.entries()]
       .sort(([a], [b]) => a - b)
       .map(([i, c]) => ({ ...c, id: c.id || `call_${i}`, arguments: c.arguments || '{}' }));
@@ -224,12 +208,7 @@ export class OpenAiCompatibleProvider implements ModelProvider {
       const { response } = await this.client.models.list({ signal }).withResponse();
       return { reachable: true, status: response.status, keyRejected: false, latencyMs: latencyMs() };
     } catch (e) {
-      if (e instanceof APIError && e.status !== undefined) {
-        const keyRejected = e.status === 401 || e.status === 403;
-        // A server without a model list (404/405) is still reachable.
-        return { reachable: true, status: e.status, keyRejected, latencyMs: latencyMs(), error: keyRejected ? e.message : undefined };
-      }
-      return { reachable: false, keyRejected: false, latencyMs: latencyMs(), error: (e as Error).message };
+      return probeFailure(e, latencyMs());
     }
   }
 }
