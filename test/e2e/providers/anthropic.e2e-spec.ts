@@ -1,17 +1,6 @@
-import { AnthropicProvider, ChatMessage, ChatStreamEvent, costOf, ProviderAttemptError, ToolDefinition } from '@nestclaw/provider';
+import { AnthropicProvider, costOf, ProviderAttemptError } from '@nestclaw/provider';
 import { FakeAnthropicServer } from '../../fixtures/fake-anthropic.server';
-
-const weather: ToolDefinition = {
-  name: 'get_weather',
-  description: 'Current weather for a city',
-  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-};
-
-async function collect(stream: AsyncIterable<ChatStreamEvent>): Promise<ChatStreamEvent[]> {
-  const out: ChatStreamEvent[] = [];
-  for await (const e of stream) out.push(e);
-  return out;
-}
+import { ask, collect, weatherTool } from './provider-spec.support';
 
 describe('AnthropicProvider against a fake Messages API', () => {
   const fake = new FakeAnthropicServer();
@@ -22,11 +11,6 @@ describe('AnthropicProvider against a fake Messages API', () => {
     provider = new AnthropicProvider({ baseUrl: fake.url, apiKey: 'sk-ant-test', model: 'claude-haiku-4-5' });
   });
   afterAll(() => fake.stop());
-
-  const ask = (text: string): ChatMessage[] => [
-    { role: 'system', content: 'Be brief.' },
-    { role: 'user', content: text },
-  ];
 
   it('answers a chat turn with the system prompt sent apart and usage mapped', async () => {
     const res = await provider.chat({ messages: ask('hello') });
@@ -71,11 +55,11 @@ describe('AnthropicProvider against a fake Messages API', () => {
   });
 
   it('returns a tool_use block as a tool call, then sends the result back as a tool_result block', async () => {
-    const first = await provider.chat({ messages: ask('weather? [tool:get_weather {"city":"Paris"}]'), tools: [weather] });
+    const first = await provider.chat({ messages: ask('weather? [tool:get_weather {"city":"Paris"}]'), tools: [weatherTool] });
     expect(first.finishReason).toBe('tool_calls');
     expect(first.toolCalls).toEqual([{ id: expect.stringMatching(/^toolu_/), name: 'get_weather', arguments: '{"city":"Paris"}' }]);
     expect(fake.requests[fake.requests.length - 1].body.tools).toEqual([
-      { name: 'get_weather', description: 'Current weather for a city', input_schema: weather.parameters },
+      { name: 'get_weather', description: 'Current weather for a city', input_schema: weatherTool.parameters },
     ]);
     const call = first.toolCalls[0];
     const second = await provider.chat({
@@ -84,7 +68,7 @@ describe('AnthropicProvider against a fake Messages API', () => {
         { role: 'assistant', content: first.content, toolCalls: [call] },
         { role: 'tool', toolCallId: call.id, name: call.name, content: '{"temp":21}' },
       ],
-      tools: [weather],
+      tools: [weatherTool],
     });
     expect(second.content).toBe('tool said: {"temp":21}');
     const turns = fake.requests[fake.requests.length - 1].body.messages;
@@ -99,7 +83,7 @@ describe('AnthropicProvider against a fake Messages API', () => {
   });
 
   it('streams a tool call assembled from input_json_delta events', async () => {
-    const events = await collect(provider.chatStream({ messages: ask('[tool:get_weather {"city":"Oslo"}]'), tools: [weather] }));
+    const events = await collect(provider.chatStream({ messages: ask('[tool:get_weather {"city":"Oslo"}]'), tools: [weatherTool] }));
     const calls = events.filter((e) => e.type === 'tool_call');
     expect(calls).toEqual([{ type: 'tool_call', call: { id: expect.any(String), name: 'get_weather', arguments: '{"city":"Oslo"}' } }]);
     expect(events[events.length - 1]).toMatchObject({ type: 'done', response: { finishReason: 'tool_calls' } });

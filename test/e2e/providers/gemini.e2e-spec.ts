@@ -1,5 +1,6 @@
-import { ChatMessage, ChatStreamEvent, GeminiProvider, ToolDefinition } from '@nestclaw/provider';
+import { GeminiProvider, ToolDefinition } from '@nestclaw/provider';
 import { FakeGeminiServer } from '../../fixtures/fake-gemini.server';
+import { ask, collect } from './provider-spec.support';
 
 const weather: ToolDefinition = {
   name: 'get_weather',
@@ -13,12 +14,6 @@ const weather: ToolDefinition = {
   },
 };
 
-async function collect(stream: AsyncIterable<ChatStreamEvent>): Promise<ChatStreamEvent[]> {
-  const out: ChatStreamEvent[] = [];
-  for await (const e of stream) out.push(e);
-  return out;
-}
-
 describe('GeminiProvider against a fake generateContent API', () => {
   const fake = new FakeGeminiServer();
   let provider: GeminiProvider;
@@ -28,11 +23,6 @@ describe('GeminiProvider against a fake generateContent API', () => {
     provider = new GeminiProvider({ baseUrl: fake.url, apiKey: 'AIza-test', model: 'gemini-2.5-flash' });
   });
   afterAll(() => fake.stop());
-
-  const ask = (text: string): ChatMessage[] => [
-    { role: 'system', content: 'Be brief.' },
-    { role: 'user', content: text },
-  ];
 
   it('answers a chat turn with systemInstruction, contents and usageMetadata mapped', async () => {
     const res = await provider.chat({ messages: ask('hello'), temperature: 0.3, maxTokens: 100 });

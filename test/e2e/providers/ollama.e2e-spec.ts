@@ -1,17 +1,6 @@
-import { ChatMessage, ChatStreamEvent, OllamaProvider, ToolDefinition } from '@nestclaw/provider';
+import { OllamaProvider } from '@nestclaw/provider';
 import { FakeOllamaServer } from '../../fixtures/fake-ollama.server';
-
-const weather: ToolDefinition = {
-  name: 'get_weather',
-  description: 'Current weather for a city',
-  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-};
-
-async function collect(stream: AsyncIterable<ChatStreamEvent>): Promise<ChatStreamEvent[]> {
-  const out: ChatStreamEvent[] = [];
-  for await (const e of stream) out.push(e);
-  return out;
-}
+import { ask, collect, weatherTool } from './provider-spec.support';
 
 describe('OllamaProvider against a fake native /api/chat', () => {
   const fake = new FakeOllamaServer();
@@ -21,11 +10,6 @@ describe('OllamaProvider against a fake native /api/chat', () => {
     provider = new OllamaProvider({ baseUrl: fake.url, model: 'qwen2.5', temperature: 0.2 });
   });
   afterAll(() => fake.stop());
-
-  const ask = (text: string): ChatMessage[] => [
-    { role: 'system', content: 'Be brief.' },
-    { role: 'user', content: text },
-  ];
 
   it('answers a chat turn with stream:false and maps eval counts to usage', async () => {
     const res = await provider.chat({ messages: ask('hello'), maxTokens: 50 });
@@ -53,11 +37,14 @@ describe('OllamaProvider against a fake native /api/chat', () => {
   });
 
   it('returns tool calls (arguments as objects on the wire) and sends results back as role "tool" with tool_name', async () => {
-    const first = await provider.chat({ messages: ask('[tool:get_weather {"city":"Paris"}]'), tools: [weather] });
+    const first = await provider.chat({ messages: ask('[tool:get_weather {"city":"Paris"}]'), tools: [weatherTool] });
     expect(first.finishReason).toBe('tool_calls');
     expect(first.toolCalls).toEqual([{ id: expect.any(String), name: 'get_weather', arguments: '{"city":"Paris"}' }]);
     expect(fake.requests[fake.requests.length - 1].body.tools).toEqual([
-      { type: 'function', function: { name: 'get_weather', description: 'Current weather for a city', parameters: weather.parameters } },
+      {
+        type: 'function',
+        function: { name: 'get_weather', description: 'Current weather for a city', parameters: weatherTool.parameters },
+      },
     ]);
     const call = first.toolCalls[0];
     const second = await provider.chat({
@@ -66,7 +53,7 @@ describe('OllamaProvider against a fake native /api/chat', () => {
         { role: 'assistant', content: '', toolCalls: [call] },
         { role: 'tool', toolCallId: call.id, content: '{"temp":21}' },
       ],
-      tools: [weather],
+      tools: [weatherTool],
     });
     expect(second.content).toBe('tool said: {"temp":21}');
     const sent = fake.requests[fake.requests.length - 1].body.messages;
@@ -79,7 +66,7 @@ describe('OllamaProvider against a fake native /api/chat', () => {
   });
 
   it('streams a tool call as a tool_call event', async () => {
-    const events = await collect(provider.chatStream({ messages: ask('[tool:get_weather {"city":"Oslo"}]'), tools: [weather] }));
+    const events = await collect(provider.chatStream({ messages: ask('[tool:get_weather {"city":"Oslo"}]'), tools: [weatherTool] }));
     expect(events.filter((e) => e.type === 'tool_call')).toEqual([
       { type: 'tool_call', call: { id: expect.any(String), name: 'get_weather', arguments: '{"city":"Oslo"}' } },
     ]);
