@@ -35,7 +35,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
 
   const adapter = new FastifyAdapter({ bodyLimit: config.server.body_limit, trustProxy: false });
   const app = await NestFactory.create<NestFastifyApplication>(
-    GatewayModule.forRoot({ path: configPath, env, watch: options.watchConfig }),
+    GatewayModule.forRoot({ path: configPath, env, watch: options.watchConfig, loaded: config }),
     adapter,
     {
       logger: logLevels,

@@ -1,5 +1,6 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { DiscoveryModule, DiscoveryService } from '@nestjs/core';
+import type { NestclawConfig } from './config.schema';
 import { ConfigOptions, ConfigService } from './config.service';
 import { defaultConfigPath, nestclawHome } from './nestclaw-home';
 
@@ -8,6 +9,8 @@ export interface ConfigModuleOptions {
   path?: string;
   env?: NodeJS.ProcessEnv;
   watch?: boolean;
+  /** Already loaded and validated from `path` (the gateway does so before Nest starts): not read again. */
+  loaded?: NestclawConfig;
 }
 
 @Global()
@@ -20,6 +23,7 @@ export class ConfigModule {
       home: nestclawHome(env),
       path: opts.path ?? defaultConfigPath(env),
       watch: opts.watch ?? true,
+      loaded: opts.loaded,
     };
     return {
       module: ConfigModule,

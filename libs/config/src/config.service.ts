@@ -12,6 +12,8 @@ export interface ConfigOptions {
   env: NodeJS.ProcessEnv;
   /** Re-read the file on change (default true). */
   watch: boolean;
+  /** Configuration already loaded from `path`; read from the file when absent. */
+  loaded?: NestclawConfig;
 }
 
 @Injectable()
@@ -24,7 +26,7 @@ export class ConfigService implements OnModuleInit, OnApplicationShutdown {
     readonly options: ConfigOptions,
     private readonly discovery: DiscoveryService,
   ) {
-    this.current = loadConfig(options.path, options.env).config;
+    this.current = options.loaded ?? loadConfig(options.path, options.env).config;
   }
 
   get(): NestclawConfig {
