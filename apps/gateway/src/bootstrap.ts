@@ -5,7 +5,9 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import type { Server } from 'node:http';
 import { loadConfig, defaultConfigPath, ConfigService, logLevelsFor } from '@nestclaw/config';
 import { GatewayModule } from './gateway.module';
-import { ChatWsGateway } from './ws/chat.ws-gateway';
+import { fastifyErrorOptions } from './errors/fastify-errors';
+import { GatewayWsAdapter } from './ws/gateway-ws.adapter';
+import { WsUpgradeAuth } from './ws/ws-upgrade.auth';
 
 export interface GatewayOptions {
   /** `--config`; default `$NESTCLAW_HOME/config.yaml`. */
@@ -33,7 +35,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const { config } = loadConfig(configPath, env);
   const logLevels = options.logLevels ?? logLevelsFor(config.log.level);
 
-  const adapter = new FastifyAdapter({ bodyLimit: config.server.body_limit, trustProxy: false });
+  const adapter = new FastifyAdapter({ bodyLimit: config.server.body_limit, trustProxy: false, ...fastifyErrorOptions() });
   const app = await NestFactory.create<NestFastifyApplication>(
     GatewayModule.forRoot({ path: configPath, env, watch: options.watchConfig, loaded: config }),
     adapter,
@@ -43,7 +45,14 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     },
   );
   app.enableShutdownHooks();
-  app.get(ChatWsGateway).attach(app.getHttpServer() as Server, config.server.body_limit);
+  const upgrades = app.get(WsUpgradeAuth);
+  app.useWebSocketAdapter(
+    new GatewayWsAdapter(app.getHttpServer() as Server, {
+      maxPayload: config.server.body_limit,
+      pingIntervalMs: config.server.ws_ping_interval,
+      verify: (req) => upgrades.verify(req),
+    }),
+  );
 
   const live = app.get(ConfigService).get().server;
   const port = options.port ?? live.port;

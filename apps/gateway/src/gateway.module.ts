@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { AgentModule } from '@nestclaw/agent';
 import { ChannelModule } from '@nestclaw/channel';
 import { ConfigModule, ConfigModuleOptions } from '@nestclaw/config';
@@ -13,6 +13,7 @@ import { TokenRateLimit } from './auth/token-rate-limit';
 import { ChatController } from './chat/chat.controller';
 import { ConversationLogController } from './conversation-log/conversation-log.controller';
 import { AllExceptionsFilter } from './errors/all-exceptions.filter';
+import { InputHygienePipe } from './http/input-hygiene.pipe';
 import { HealthController } from './health/health.controller';
 import { ChatCompletionsController } from './openai/chat-completions.controller';
 import { PairingController } from './pairing/pairing.controller';
@@ -22,6 +23,7 @@ import { SessionsController } from './sessions/sessions.controller';
 import { TokensController } from './tokens/tokens.controller';
 import { UsageController } from './usage/usage.controller';
 import { ChatWsGateway } from './ws/chat.ws-gateway';
+import { WsUpgradeAuth } from './ws/ws-upgrade.auth';
 
 /** Composition root of the gateway process: transport lives here, everything else in libs/. */
 @Module({})
@@ -54,7 +56,9 @@ export class GatewayModule {
       providers: [
         { provide: APP_GUARD, useClass: BearerAuthGuard },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
+        { provide: APP_PIPE, useClass: InputHygienePipe },
         ChatWsGateway,
+        WsUpgradeAuth,
         TokenRateLimit,
       ],
     };

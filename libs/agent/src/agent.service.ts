@@ -92,7 +92,9 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
   }
 
   agentConfig(agentId: string): AgentConfig {
-    const agent = this.config.get().agents[agentId];
+    // Own keys only: an agentId such as "__proto__" or "constructor" must be unknown, not Object's.
+    const agents = this.config.get().agents;
+    const agent = Object.hasOwn(agents, agentId) ? agents[agentId] : undefined;
     if (!agent) {
       throw new NestclawError(
         'invalid_request',

@@ -71,7 +71,8 @@ export class SensitiveConfigService implements OnModuleInit, OnApplicationShutdo
   }
 
   channel(id: string): ChannelAccessSettings {
-    return this.get().channels[id] ?? { allow_from: [], group_policy: 'disabled', require_mention: true };
+    const channels = this.get().channels;
+    return (Object.hasOwn(channels, id) ? channels[id] : undefined) ?? { allow_from: [], group_policy: 'disabled', require_mention: true };
   }
 
   /** Re-reads the file; a sensitive change becomes pending and its code is shown on the gateway's terminal. */

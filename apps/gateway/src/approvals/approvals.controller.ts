@@ -5,7 +5,7 @@ import type { Principal } from '@nestclaw/security';
 import { ApprovalService } from '@nestclaw/tool';
 import { CurrentPrincipal } from '../auth/principal.decorator';
 import { RequireScope } from '../auth/require-scope.decorator';
-import { parseBody } from '../http/zod-body.pipe';
+import { ZodPipe } from '../http/zod-validation.pipe';
 
 const listQuery = z.object({
   status: z.enum(['pending', 'approved', 'denied', 'expired']).optional(),
@@ -21,15 +21,16 @@ export class ApprovalsController {
   constructor(private readonly approvals: ApprovalService) {}
 
   @Get()
-  async list(@Query() query: unknown) {
-    const r = listQuery.safeParse(query ?? {});
-    if (!r.success) throw new NestclawError('invalid_request', `Invalid query: ${r.error.issues.map((i) => i.message).join('; ')}`);
-    return { approvals: await this.approvals.list(r.data.status, r.data.limit) };
+  async list(@Query(new ZodPipe(listQuery)) q: z.output<typeof listQuery>) {
+    return { approvals: await this.approvals.list(q.status, q.limit) };
   }
 
   @Post(':id')
-  async decide(@Param('id') id: string, @Body() body: unknown, @CurrentPrincipal() principal: Principal) {
-    const dto = parseBody(decisionBody, body);
+  async decide(
+    @Param('id') id: string,
+    @Body(new ZodPipe(decisionBody)) dto: z.output<typeof decisionBody>,
+    @CurrentPrincipal() principal: Principal,
+  ) {
     if (!UUID.test(id)) throw new NestclawError('not_found', `Approval "${id}" does not exist`);
     const approval = await this.approvals.decide(id, dto.decision, principal.id, dto.remember ?? false);
     return { approval };

@@ -1,8 +1,8 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { z } from 'zod';
-import { NestclawError } from '@nestclaw/common';
 import { AuditRepository } from '@nestclaw/tool';
 import { RequireScope } from '../auth/require-scope.decorator';
+import { ZodPipe } from '../http/zod-validation.pipe';
 
 const query = z.object({
   limit: z.coerce.number().int().min(1).max(500).default(100),
@@ -17,10 +17,8 @@ export class AuditController {
   constructor(private readonly audit: AuditRepository) {}
 
   @Get()
-  async list(@Query() q: unknown) {
-    const r = query.safeParse(q ?? {});
-    if (!r.success) throw new NestclawError('invalid_request', `Invalid query: ${r.error.issues.map((i) => i.message).join('; ')}`);
-    const entries = await this.audit.page(r.data.limit, r.data.before, r.data.action);
-    return { entries, next: entries.length === r.data.limit ? entries[entries.length - 1].id : null };
+  async list(@Query(new ZodPipe(query)) q: z.output<typeof query>) {
+    const entries = await this.audit.page(q.limit, q.before, q.action);
+    return { entries, next: entries.length === q.limit ? entries[entries.length - 1].id : null };
   }
 }

@@ -24,6 +24,8 @@ export class BearerAuthGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
+    // WebSocket messages arrive on a socket whose upgrade was already authenticated (WsUpgradeAuth).
+    if (context.getType() !== 'http') return true;
     const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
     const http = context.switchToHttp();

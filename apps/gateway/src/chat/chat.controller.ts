@@ -7,8 +7,8 @@ import { sessionScopeOf } from '../auth/principal-scope';
 import { toErrorResponse } from '../errors/error-body';
 import { abortOnDisconnect } from '../http/abort-on-disconnect';
 import { SseStream } from '../http/sse-stream';
-import { parseBody } from '../http/zod-body.pipe';
-import { chatRequestSchema } from './chat.dto';
+import { ZodPipe } from '../http/zod-validation.pipe';
+import { ChatRequestDto, chatRequestSchema } from './chat.dto';
 
 @Controller('v1/chat')
 export class ChatController {
@@ -17,12 +17,11 @@ export class ChatController {
   /** JSON by default; SSE with `"stream": true` or `Accept: text/event-stream`. */
   @Post()
   async chat(
-    @Body() body: unknown,
+    @Body(new ZodPipe(chatRequestSchema)) dto: ChatRequestDto,
     @Req() req: FastifyRequest,
     @Res() reply: FastifyReply,
     @CurrentPrincipal() principal: Principal,
   ): Promise<void> {
-    const dto = parseBody(chatRequestSchema, body);
     const stream = dto.stream ?? (req.headers.accept ?? '').includes('text/event-stream');
     const input = {
       message: dto.message,

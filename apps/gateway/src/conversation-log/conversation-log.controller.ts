@@ -2,10 +2,9 @@ import { Readable } from 'node:stream';
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { NestclawError } from '@nestclaw/common';
 import { ConversationLogService } from '@nestclaw/channel';
 import { RequireScope } from '../auth/require-scope.decorator';
-import { ZodBodyPipe } from '../http/zod-body.pipe';
+import { ZodPipe } from '../http/zod-validation.pipe';
 
 const checkpointBody = z.object({ summary: z.string().max(10_000).optional() }).prefault({});
 const exportQuery = z.object({ from: z.iso.datetime({ offset: true }).optional(), to: z.iso.datetime({ offset: true }).optional() });
@@ -24,21 +23,15 @@ export class ConversationLogController {
 
   @Post('sessions/:sessionId/checkpoints')
   @HttpCode(201)
-  checkpoint(@Param('sessionId') sessionId: string, @Body(new ZodBodyPipe(checkpointBody)) body: z.output<typeof checkpointBody>) {
+  checkpoint(@Param('sessionId') sessionId: string, @Body(new ZodPipe(checkpointBody)) body: z.output<typeof checkpointBody>) {
     return this.log.createCheckpoint(sessionId, body.summary);
   }
 
   /** JSONL, oldest first. */
   @Get('log/export')
-  async export(@Query() query: unknown, @Res() reply: FastifyReply) {
-    const q = exportQuery.safeParse(query ?? {});
-    if (!q.success)
-      throw new NestclawError(
-        'invalid_request',
-        `Invalid query: ${q.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-      );
-    const from = q.data.from ? new Date(q.data.from) : new Date(0);
-    const to = q.data.to ? new Date(q.data.to) : new Date(Date.now() + 1000);
+  async export(@Query(new ZodPipe(exportQuery)) q: z.output<typeof exportQuery>, @Res() reply: FastifyReply) {
+    const from = q.from ? new Date(q.from) : new Date(0);
+    const to = q.to ? new Date(q.to) : new Date(Date.now() + 1000);
     // Streamed batch by batch: a wide range must not be held in memory whole.
     const entries = this.log.export(from, to);
     const lines = Readable.from(

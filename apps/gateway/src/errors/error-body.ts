@@ -9,13 +9,17 @@ export interface ErrorBody {
 
 const logger = new Logger('Errors');
 
+/** Codes for statuses Fastify and Node produce themselves (no domain error behind them). */
 const HTTP_CODES: Record<number, ErrorCode> = {
   400: 'invalid_request',
   401: 'unauthorized',
   403: 'forbidden',
   404: 'not_found',
+  408: 'invalid_request',
   413: 'payload_too_large',
+  414: 'invalid_request',
   415: 'invalid_request',
+  431: 'invalid_request',
   429: 'rate_limited',
 };
 
@@ -24,7 +28,7 @@ export function toErrorResponse(e: unknown): { status: number; body: ErrorBody }
   if (isNestclawError(e)) return { status: statusFor(e.code), body: { error: { code: e.code, message: e.message } } };
   if (e instanceof HttpException) {
     const status = e.getStatus();
-    const code = HTTP_CODES[status] ?? (status >= 500 ? 'internal' : 'invalid_request');
+    const code = (Object.hasOwn(HTTP_CODES, status) ? HTTP_CODES[status] : undefined) ?? (status >= 500 ? 'internal' : 'invalid_request');
     const message = status === 404 ? 'No such route' : e.message;
     return { status, body: { error: { code, message } } };
   }
@@ -32,7 +36,7 @@ export function toErrorResponse(e: unknown): { status: number; body: ErrorBody }
   const fastify = e as { statusCode?: number; code?: string; message?: string };
   if (typeof fastify.statusCode === 'number' && fastify.statusCode < 500) {
     const status = fastify.statusCode;
-    const code = HTTP_CODES[status] ?? 'invalid_request';
+    const code = (Object.hasOwn(HTTP_CODES, status) ? HTTP_CODES[status] : undefined) ?? 'invalid_request';
     let message = fastify.message ?? 'bad request';
     if (fastify.code === 'FST_ERR_CTP_BODY_TOO_LARGE') message = 'Request body is larger than server.body_limit';
     if (fastify.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || e instanceof SyntaxError)

@@ -9,8 +9,8 @@ import type { ChatMessage } from '@nestclaw/provider';
 import { toErrorResponse } from '../errors/error-body';
 import { abortOnDisconnect } from '../http/abort-on-disconnect';
 import { SseStream } from '../http/sse-stream';
-import { parseBody } from '../http/zod-body.pipe';
-import { chatCompletionsSchema, textOf } from './chat-completions.dto';
+import { ZodPipe } from '../http/zod-validation.pipe';
+import { ChatCompletionsDto, chatCompletionsSchema, textOf } from './chat-completions.dto';
 
 /**
  * OpenAI-compatible Chat Completions, so existing OpenAI clients can talk to nestclaw.
@@ -24,21 +24,22 @@ export class ChatCompletionsController {
 
   @Post()
   async create(
-    @Body() body: unknown,
+    @Body(new ZodPipe(chatCompletionsSchema)) dto: ChatCompletionsDto,
     @Req() req: FastifyRequest,
     @Res() reply: FastifyReply,
     @CurrentPrincipal() principal: Principal,
   ): Promise<void> {
-    const dto = parseBody(chatCompletionsSchema, body);
     const last = dto.messages[dto.messages.length - 1];
     const message = textOf(last.content).trim();
     if (last.role !== 'user' || !message) {
       throw new NestclawError('invalid_request', 'Invalid request body: messages: the last message must be a non-empty user message');
     }
     const header = req.headers['x-nestclaw-session'];
-    const sessionId = (Array.isArray(header) ? header[0] : header) ?? dto.user;
+    const fromHeader = Array.isArray(header) ? header[0] : header;
+    const sessionId = fromHeader ?? dto.user;
     if (sessionId !== undefined && !SESSION_ID_PATTERN.test(sessionId)) {
-      throw new NestclawError('invalid_request', 'Invalid session: use 1-200 characters of letters, digits and :._@-');
+      const field = fromHeader !== undefined ? 'x-nestclaw-session header' : 'user';
+      throw new NestclawError('invalid_request', `Invalid session in ${field}: use 1-200 characters of letters, digits and :._@-`);
     }
     const context: ChatMessage[] = sessionId
       ? []

@@ -4,11 +4,12 @@ import { ApiPairingService, ChannelAccessService, Principal, SCOPES } from '@nes
 import { CurrentPrincipal } from '../auth/principal.decorator';
 import { Public } from '../auth/public.decorator';
 import { RequireScope } from '../auth/require-scope.decorator';
-import { ZodBodyPipe } from '../http/zod-body.pipe';
+import { ZodPipe } from '../http/zod-validation.pipe';
 
 const pairBody = z.object({ code: z.string().regex(/^\s*\d{6}\s*$/, 'code must be 6 digits'), name: z.string().trim().min(1).max(100) });
 const approveBody = z.object({ channel: z.string().min(1).max(40), code: z.string().min(4).max(20) });
 const codeBody = z.object({ scopes: z.array(z.enum(SCOPES)).min(1).default(['chat']) }).prefault({});
+const pendingQuery = z.object({ channel: z.string().min(1).max(40).optional() });
 
 @Controller('v1')
 export class PairingController {
@@ -21,7 +22,7 @@ export class PairingController {
   @Public()
   @Post('pair')
   @HttpCode(201)
-  async pair(@Body(new ZodBodyPipe(pairBody)) body: z.output<typeof pairBody>) {
+  async pair(@Body(new ZodPipe(pairBody)) body: z.output<typeof pairBody>) {
     const { token, info } = await this.api.redeem(body.code, body.name);
     return { token, id: info.id, name: info.name, scopes: info.scopes };
   }
@@ -30,22 +31,22 @@ export class PairingController {
   @RequireScope('admin')
   @Post('pair/codes')
   @HttpCode(201)
-  async createCode(@Body(new ZodBodyPipe(codeBody)) body: z.output<typeof codeBody>) {
+  async createCode(@Body(new ZodPipe(codeBody)) body: z.output<typeof codeBody>) {
     const { code, expiresAt } = await this.api.createCode(body.scopes);
     return { code, expiresAt: expiresAt.toISOString(), scopes: body.scopes };
   }
 
   @RequireScope('admin')
   @Get('pairing')
-  async pending(@Query('channel') channel?: string) {
-    return { requests: await this.channels.pending(channel) };
+  async pending(@Query(new ZodPipe(pendingQuery)) q: z.output<typeof pendingQuery>) {
+    return { requests: await this.channels.pending(q.channel) };
   }
 
   /** Adds the stranger behind a channel pairing code to that channel's allowlist. */
   @RequireScope('admin')
   @Post('pairing/approve')
   @HttpCode(200)
-  async approve(@Body(new ZodBodyPipe(approveBody)) body: z.output<typeof approveBody>, @CurrentPrincipal() who: Principal) {
+  async approve(@Body(new ZodPipe(approveBody)) body: z.output<typeof approveBody>, @CurrentPrincipal() who: Principal) {
     const approved = await this.channels.approve(body.channel, body.code, who.name);
     return { approved };
   }

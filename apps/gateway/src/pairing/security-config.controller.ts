@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { z } from 'zod';
 import { SensitiveConfigService } from '@nestclaw/security';
 import { RequireScope } from '../auth/require-scope.decorator';
-import { ZodBodyPipe } from '../http/zod-body.pipe';
+import { ZodPipe } from '../http/zod-validation.pipe';
 
 const confirmBody = z.object({ code: z.string().min(4).max(20) });
 
@@ -29,7 +29,7 @@ export class SecurityConfigController {
 
   @Post('confirm')
   @HttpCode(200)
-  confirm(@Body(new ZodBodyPipe(confirmBody)) body: z.output<typeof confirmBody>) {
+  confirm(@Body(new ZodPipe(confirmBody)) body: z.output<typeof confirmBody>) {
     return { applied: this.settings.confirm(body.code) };
   }
 }

@@ -1,8 +1,8 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { z } from 'zod';
-import { NestclawError } from '@nestclaw/common';
 import { ProviderStatusService, ProvidersReport } from '@nestclaw/provider';
 import { RequireScope } from '../auth/require-scope.decorator';
+import { ZodPipe } from '../http/zod-validation.pipe';
 
 const providersQuery = z.object({ probe: z.enum(['true', 'false']).default('true') }).strict();
 
@@ -16,14 +16,7 @@ export class ProvidersController {
    * its key is set (never the key) and, unless `?probe=false`, whether it answers right now.
    */
   @Get()
-  list(@Query() query: unknown): Promise<ProvidersReport> {
-    const r = providersQuery.safeParse(query ?? {});
-    if (!r.success) {
-      throw new NestclawError(
-        'invalid_request',
-        `Invalid query: ${r.error.issues.map((i) => `${i.path.join('.') || 'query'}: ${i.message}`).join('; ')}`,
-      );
-    }
-    return this.status.report({ probe: r.data.probe === 'true' });
+  list(@Query(new ZodPipe(providersQuery)) q: z.output<typeof providersQuery>): Promise<ProvidersReport> {
+    return this.status.report({ probe: q.probe === 'true' });
   }
 }

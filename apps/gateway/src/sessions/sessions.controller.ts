@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { NestclawError } from '@nestclaw/common';
 import { SESSION_ID_PATTERN, SessionRepository } from '@nestclaw/agent';
 import { RequireScope } from '../auth/require-scope.decorator';
+import { ZodPipe } from '../http/zod-validation.pipe';
 
 const listQuery = z.object({
   limit: z.coerce.number().int().min(1).max(500).default(50),
@@ -13,16 +14,6 @@ const messagesQuery = z.object({
   after: z.coerce.number().int().min(0).default(0),
 });
 
-function parseQuery<S extends z.ZodType>(schema: S, q: unknown): z.output<S> {
-  const r = schema.safeParse(q ?? {});
-  if (!r.success)
-    throw new NestclawError(
-      'invalid_request',
-      `Invalid query: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-    );
-  return r.data;
-}
-
 @RequireScope('admin')
 @Controller('v1/sessions')
 export class SessionsController {
@@ -30,15 +21,13 @@ export class SessionsController {
 
   /** Most recently active first; page with `?before=<updatedAt of the last one>`. */
   @Get()
-  async list(@Query() query: unknown) {
-    const q = parseQuery(listQuery, query);
+  async list(@Query(new ZodPipe(listQuery)) q: z.output<typeof listQuery>) {
     return { sessions: await this.sessions.listRecent(q.limit, q.before ? new Date(q.before) : undefined) };
   }
 
   /** The full transcript in order, including tool calls and results; page with `?after=<seq>`. */
   @Get(':sessionId/messages')
-  async messages(@Param('sessionId') sessionId: string, @Query() query: unknown) {
-    const q = parseQuery(messagesQuery, query);
+  async messages(@Param('sessionId') sessionId: string, @Query(new ZodPipe(messagesQuery)) q: z.output<typeof messagesQuery>) {
     if (!SESSION_ID_PATTERN.test(sessionId) || !(await this.sessions.exists(sessionId))) {
       throw new NestclawError('session_not_found', `Session "${sessionId}" does not exist`);
     }

@@ -1,6 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { UsageReport, UsageRepository } from '@nestclaw/provider';
-import { parseUsageQuery } from './usage.query';
+import { ZodPipe } from '../http/zod-validation.pipe';
+import { UsageQueryInput, usageQuerySchema, usageWindow } from './usage.query';
 import { RequireScope } from '../auth/require-scope.decorator';
 
 @RequireScope('admin')
@@ -10,8 +11,8 @@ export class UsageController {
 
   /** Tokens and cost from the call ledger: `?from=&to=&groupBy=day|month|model|session`. */
   @Get()
-  report(@Query() query: unknown): Promise<UsageReport> {
-    const q = parseUsageQuery(query);
+  report(@Query(new ZodPipe(usageQuerySchema)) input: UsageQueryInput): Promise<UsageReport> {
+    const q = usageWindow(input);
     return this.usage.report(q.from, q.to, q.groupBy);
   }
 }

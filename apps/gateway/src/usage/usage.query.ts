@@ -18,6 +18,8 @@ export const usageQuerySchema = z
   })
   .strict();
 
+export type UsageQueryInput = z.output<typeof usageQuerySchema>;
+
 export interface UsageQuery {
   from: Date;
   /** Exclusive. */
@@ -29,13 +31,7 @@ export interface UsageQuery {
  * `from` is inclusive; `to` is exclusive, except that a bare date means "through that day".
  * Defaults: the 30 days up to now.
  */
-export function parseUsageQuery(query: unknown): UsageQuery {
-  const r = usageQuerySchema.safeParse(query ?? {});
-  if (!r.success) {
-    const why = r.error.issues.map((i) => `${i.path.join('.') || (i as { keys?: string[] }).keys?.join(', ') || 'query'}: ${i.message}`);
-    throw new NestclawError('invalid_request', `Invalid query: ${why.join('; ')}`);
-  }
-  const { from, to, groupBy } = r.data;
+export function usageWindow({ from, to, groupBy }: UsageQueryInput): UsageQuery {
   const end = to ? new Date(Date.parse(to) + (DATE_ONLY.test(to) ? DAY_MS : 0)) : new Date();
   const start = from ? new Date(from) : new Date(end.getTime() - 30 * DAY_MS);
   if (start >= end) throw new NestclawError('invalid_request', 'Invalid query: from: must be before to');
