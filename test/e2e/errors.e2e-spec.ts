@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbeddedPostgres } from '@nestclaw/db';
 import { TcpProxy } from '../fixtures/tcp-proxy';
-import { Harness, startHarness } from '../support/gateway-harness';
+import { Harness, startHarness, TEST_TOKEN } from '../support/gateway-harness';
+import { RawResponse, rawHttp } from '../support/raw-http';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 
 type ErrorBody = { error: { code: string; message: string } };
@@ -141,5 +142,61 @@ describe('database outage', () => {
     expect(after.status).toBe(200);
     const { messages } = (await (await h.api(`/v1/sessions/${sessionId}/messages`)).json()) as { messages: { content: string }[] };
     expect(messages.map((m) => m.content)).toEqual(['before', 'echo: before', 'after', 'echo: after']);
+  });
+});
+
+describe("errors raised by Fastify and Node before routing, in the JSON error shape", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ config: { server: { body_limit: 4096 } } });
+  });
+  afterAll(() => h.stop());
+
+  const get = (path: string, extra = '') =>
+    rawHttp(h.gateway.port, `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TEST_TOKEN}\r\n${extra}Connection: close\r\n\r\n`);
+  const post = (path: string, body: string, type = 'application/json') =>
+    rawHttp(
+      h.gateway.port,
+      `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TEST_TOKEN}\r\nContent-Type: ${type}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  const expectShape = (res: RawResponse, status: number, code: string) => {
+    expect(res.status).toBe(status);
+    expect(res.headers).toMatch(/content-type: application\/json/i);
+    const body = JSON.parse(res.body) as ErrorBody;
+    expect(body).toEqual({ error: { code, message: expect.any(String) } });
+    return body;
+  };
+
+  it('400 for bad percent-encoding in the path', async () => {
+    const body = expectShape(await get('/v1/sessions/%E0%A4%A/messages'), 400, 'invalid_request');
+    expect(body.error.message).toContain('percent-encoded');
+  });
+
+  it('414 for a path parameter longer than the router allows; a 200-character session id still routes', async () => {
+    expectShape(await get(`/v1/sessions/${'a'.repeat(600)}/messages`), 414, 'invalid_request');
+    expectShape(await get(`/v1/sessions/${'a'.repeat(200)}/messages`), 404, 'session_not_found');
+  });
+
+  it('431 for headers larger than Node accepts', async () => {
+    expectShape(await get('/v1/sessions', `X-Big: ${'b'.repeat(20_000)}\r\n`), 431, 'invalid_request');
+  });
+
+  it('400 for a malformed request (NUL in a header value)', async () => {
+    expectShape(await get('/v1/sessions', 'X-Nestclaw-Session: a\u0000b\r\n'), 400, 'invalid_request');
+  });
+
+  it('404 for an unknown route', async () => {
+    expectShape(await get('/no/such/route'), 404, 'not_found');
+  });
+
+  it('400 for a body that is not JSON, 413 for one over server.body_limit, 415 for XML', async () => {
+    expectShape(await post('/v1/chat', '{"message":'), 400, 'invalid_request');
+    expectShape(await post('/v1/chat', JSON.stringify({ message: 'x'.repeat(8000) })), 413, 'payload_too_large');
+    expectShape(await post('/v1/chat', '<message>hi</message>', 'application/xml'), 415, 'invalid_request');
+  });
+
+  it('keeps serving after all of the above', async () => {
+    const res = await h.api('/v1/chat', { json: { message: 'fine' } });
+    expect(res.status).toBe(200);
   });
 });
