@@ -145,7 +145,7 @@ describe('database outage', () => {
   });
 });
 
-describe("errors raised by Fastify and Node before routing, in the JSON error shape", () => {
+describe('errors raised by Fastify and Node before routing, in the JSON error shape', () => {
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness({ config: { server: { body_limit: 4096 } } });
@@ -153,7 +153,10 @@ describe("errors raised by Fastify and Node before routing, in the JSON error sh
   afterAll(() => h.stop());
 
   const get = (path: string, extra = '') =>
-    rawHttp(h.gateway.port, `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TEST_TOKEN}\r\n${extra}Connection: close\r\n\r\n`);
+    rawHttp(
+      h.gateway.port,
+      `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TEST_TOKEN}\r\n${extra}Connection: close\r\n\r\n`,
+    );
   const post = (path: string, body: string, type = 'application/json') =>
     rawHttp(
       h.gateway.port,

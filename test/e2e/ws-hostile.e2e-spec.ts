@@ -23,7 +23,10 @@ function open(h: Harness, options: WebSocket.ClientOptions = {}, token = TEST_TO
 }
 
 /** The HTTP answer to an upgrade the gateway refuses: status, headers and parsed JSON body. */
-function refusal(url: string, headers: Record<string, string> = {}): Promise<{ status: number; type: string; body: ErrorBody; retryAfter?: string }> {
+function refusal(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; type: string; body: ErrorBody; retryAfter?: string }> {
   const ws = new WebSocket(url, { headers });
   return new Promise((resolve, reject) => {
     ws.once('open', () => reject(new Error('upgrade unexpectedly accepted')));
@@ -99,12 +102,27 @@ describe('WebSocket /ws against hostile clients', () => {
   });
 
   it.each([
-    ['a binary frame', (ws: WebSocket) => ws.send(Buffer.from('{"type":"chat","id":"b","message":"hi"}'), { binary: true }), null, /binary/],
+    [
+      'a binary frame',
+      (ws: WebSocket) => ws.send(Buffer.from('{"type":"chat","id":"b","message":"hi"}'), { binary: true }),
+      null,
+      /binary/,
+    ],
     ['a frame that is not JSON', (ws: WebSocket) => ws.send('{"type":"chat",'), null, /not valid JSON/],
     ['a JSON array', (ws: WebSocket) => ws.send('[1,2,3]'), null, /expected object/],
     ['a huge id', (ws: WebSocket) => ws.send(JSON.stringify({ type: 'chat', id: 'i'.repeat(10_000), message: 'hi' })), null, /id:/],
-    ['a NUL in the message', (ws: WebSocket) => ws.send(JSON.stringify({ type: 'chat', id: 'nul', message: 'a\u0000b' })), 'nul', /message: contains a NUL/],
-    ['an unpaired surrogate', (ws: WebSocket) => ws.send('{"type":"chat","id":"sur","message":"a\\ud800b"}'), 'sur', /message: contains an unpaired/],
+    [
+      'a NUL in the message',
+      (ws: WebSocket) => ws.send(JSON.stringify({ type: 'chat', id: 'nul', message: 'a\u0000b' })),
+      'nul',
+      /message: contains a NUL/,
+    ],
+    [
+      'an unpaired surrogate',
+      (ws: WebSocket) => ws.send('{"type":"chat","id":"sur","message":"a\\ud800b"}'),
+      'sur',
+      /message: contains an unpaired/,
+    ],
     ['an unknown type', (ws: WebSocket) => ws.send(JSON.stringify({ type: '__proto__', id: 't' })), 't', /type/],
     ['a number for the message', (ws: WebSocket) => ws.send(JSON.stringify({ type: 'chat', id: 'n', message: 1e308 })), 'n', /message/],
     ['deeply nested JSON', (ws: WebSocket) => ws.send(`${'['.repeat(20_000)}${']'.repeat(20_000)}`), null, /Bad frame/],
@@ -128,13 +146,21 @@ describe('WebSocket /ws against hostile clients', () => {
     await expectServes(h);
   });
 
-  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])('answers agentId "%s" as an unknown agent, not a crash', async (agentId) => {
-    const ws = await open(h);
-    const error = nextFrame(ws);
-    ws.send(JSON.stringify({ type: 'chat', id: 'proto', message: 'hi', agentId }));
-    expect(await error).toMatchObject({ type: 'error', id: 'proto', code: 'invalid_request', message: expect.stringContaining('Unknown agentId') });
-    ws.close();
-  });
+  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])(
+    'answers agentId "%s" as an unknown agent, not a crash',
+    async (agentId) => {
+      const ws = await open(h);
+      const error = nextFrame(ws);
+      ws.send(JSON.stringify({ type: 'chat', id: 'proto', message: 'hi', agentId }));
+      expect(await error).toMatchObject({
+        type: 'error',
+        id: 'proto',
+        code: 'invalid_request',
+        message: expect.stringContaining('Unknown agentId'),
+      });
+      ws.close();
+    },
+  );
 
   it('ignores prototype keys in a frame instead of merging them', async () => {
     const ws = await open(h);
@@ -146,7 +172,9 @@ describe('WebSocket /ws against hostile clients', () => {
         if (f.type === 'done' || f.type === 'error') resolve();
       }),
     );
-    ws.send('{"type":"chat","id":"pk","message":"proto keys","__proto__":{"agentId":"nope","polluted":true},"constructor":{"prototype":{"polluted":true}}}');
+    ws.send(
+      '{"type":"chat","id":"pk","message":"proto keys","__proto__":{"agentId":"nope","polluted":true},"constructor":{"prototype":{"polluted":true}}}',
+    );
     await done;
     expect(frames.pop()).toMatchObject({ type: 'done', reply: 'echo: proto keys' });
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
@@ -169,11 +197,13 @@ describe('WebSocket /ws against hostile clients', () => {
     expect(await refusal(`${wsUrl(h)}?token=wrong`)).toMatchObject({ status: 401, body: { error: { code: 'unauthorized' } } });
 
     const code = (await (await h.api('/v1/pair/codes', { json: { scopes: ['approve'] } })).json()) as { code: string };
-    const paired = (await (await fetch(`${h.gateway.url}/v1/pair`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ code: code.code, name: 'approver-only' }),
-    })).json()) as { token: string };
+    const paired = (await (
+      await fetch(`${h.gateway.url}/v1/pair`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ code: code.code, name: 'approver-only' }),
+      })
+    ).json()) as { token: string };
     expect(await refusal(wsUrl(h), { authorization: `Bearer ${paired.token}` })).toMatchObject({
       status: 403,
       body: { error: { code: 'forbidden' } },
@@ -200,11 +230,13 @@ describe('WebSocket /ws against hostile clients', () => {
 
   it('refuses upgrades over the token rate limit with 429 and Retry-After', async () => {
     const code = (await (await h.api('/v1/pair/codes', { json: { scopes: ['chat'] } })).json()) as { code: string };
-    const { token } = (await (await fetch(`${h.gateway.url}/v1/pair`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ code: code.code, name: 'limited' }),
-    })).json()) as { token: string };
+    const { token } = (await (
+      await fetch(`${h.gateway.url}/v1/pair`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ code: code.code, name: 'limited' }),
+      })
+    ).json()) as { token: string };
     for (let i = 0; i < 3; i++) (await open(h, {}, token)).close();
     const limited = await refusal(wsUrl(h), { authorization: `Bearer ${token}` });
     expect(limited).toMatchObject({ status: 429, body: { error: { code: 'rate_limited' } } });

@@ -65,7 +65,8 @@ export class ChatWsGateway implements OnGatewayConnection {
     const refuse = (code: string, message: string) => of<ServerFrame>({ type: 'error', id: frame.id, code, message });
     if (!conn) return refuse('unauthorized', 'Connection not authenticated');
     if (conn.running.has(frame.id)) return refuse('invalid_request', `A chat with id "${frame.id}" is already running`);
-    if (conn.running.size >= MAX_RUNS_PER_SOCKET) return refuse('rate_limited', `At most ${MAX_RUNS_PER_SOCKET} chats may run at once on one socket`);
+    if (conn.running.size >= MAX_RUNS_PER_SOCKET)
+      return refuse('rate_limited', `At most ${MAX_RUNS_PER_SOCKET} chats may run at once on one socket`);
     const waitMs = this.rateLimit.hit(conn.principal);
     if (waitMs > 0) return refuse('rate_limited', `Too many requests for this token; retry in ${Math.ceil(waitMs / 1000)} s`);
     const controller = new AbortController();
@@ -76,16 +77,17 @@ export class ChatWsGateway implements OnGatewayConnection {
       Promise.resolve()
         .then(() =>
           this.agent.run(
-          {
-            message: frame.message,
-            sessionId: frame.sessionId,
-            agentId: frame.agentId,
-            channel: 'ws',
-            endpointId: conn.endpointId,
-            principalId: sessionScopeOf(conn.principal),
-          },
-          { signal: controller.signal, stream: true, onEvent: (e) => out.next(toFrame(id, e)) },
-        ))
+            {
+              message: frame.message,
+              sessionId: frame.sessionId,
+              agentId: frame.agentId,
+              channel: 'ws',
+              endpointId: conn.endpointId,
+              principalId: sessionScopeOf(conn.principal),
+            },
+            { signal: controller.signal, stream: true, onEvent: (e) => out.next(toFrame(id, e)) },
+          ),
+        )
         .catch((e: unknown) => {
           const err = controller.signal.aborted && !(e instanceof NestclawError) ? new NestclawError('cancelled', 'Cancelled') : e;
           const { error } = toErrorResponse(err).body;

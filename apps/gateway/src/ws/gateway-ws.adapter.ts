@@ -57,7 +57,9 @@ export class GatewayWsAdapter extends WsAdapter {
       },
     }) as WebSocketServer;
     // Malformed handshakes (no key, wrong version, bad method) in the JSON error shape too.
-    wss.on('wsClientError', (err: Error, socket: Duplex) => refuse(socket, 400, 'invalid_request', `Bad WebSocket handshake: ${err.message}`));
+    wss.on('wsClientError', (err: Error, socket: Duplex) =>
+      refuse(socket, 400, 'invalid_request', `Bad WebSocket handshake: ${err.message}`),
+    );
     this.keepAlive(wss);
     return wss;
   }

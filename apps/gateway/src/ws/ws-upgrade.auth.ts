@@ -5,8 +5,7 @@ import { bearerToken } from '../auth/bearer-token';
 import { TokenRateLimit } from '../auth/token-rate-limit';
 
 export type UpgradeVerdict =
-  | { ok: true; principal: Principal }
-  | { ok: false; status: 401 | 403 | 429; code: string; message: string; retryAfterSeconds?: number };
+  { ok: true; principal: Principal } | { ok: false; status: 401 | 403 | 429; code: string; message: string; retryAfterSeconds?: number };
 
 /** The principal accepted at the upgrade, read back when the connection opens. */
 const PRINCIPALS = new WeakMap<IncomingMessage, Principal>();
@@ -34,11 +33,18 @@ export class WsUpgradeAuth {
     }
     const principal = this.tokens.verify(token) ? OWNER : await this.paired.authenticate(token);
     if (!principal) return { ok: false, status: 401, code: 'unauthorized', message: 'Invalid or revoked token' };
-    if (!principal.scopes.includes('chat')) return { ok: false, status: 403, code: 'forbidden', message: 'This token lacks the "chat" scope' };
+    if (!principal.scopes.includes('chat'))
+      return { ok: false, status: 403, code: 'forbidden', message: 'This token lacks the "chat" scope' };
     const waitMs = this.rateLimit.hit(principal);
     if (waitMs > 0) {
       const retryAfterSeconds = Math.ceil(waitMs / 1000);
-      return { ok: false, status: 429, code: 'rate_limited', message: `Too many requests for this token; retry in ${retryAfterSeconds} s`, retryAfterSeconds };
+      return {
+        ok: false,
+        status: 429,
+        code: 'rate_limited',
+        message: `Too many requests for this token; retry in ${retryAfterSeconds} s`,
+        retryAfterSeconds,
+      };
     }
     PRINCIPALS.set(req, principal);
     return { ok: true, principal };
