@@ -2,14 +2,16 @@ import { Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestj
 import { randomUUID } from 'node:crypto';
 import { KeyedQueue, NestclawError } from '@nestclaw/common';
 import { AgentConfig, ConfigService } from '@nestclaw/config';
-import { ChatMessage, ChatResponse, LlmCallRecord, ProviderChainError, ReliableProvider, providerNotConfigured } from '@nestclaw/provider';
+import { ChatMessage, LlmCallRecord, ProviderChainError, ReliableProvider, providerNotConfigured } from '@nestclaw/provider';
 import { Approval, ApprovalService, HookRegistry, ToolRegistry } from '@nestclaw/tool';
 import { AgentEvent, TurnUsage } from './agent.events';
 import { newSessionId } from './session/session-key';
-import { NewMessage, SessionRepository } from './session/session.repository';
+import { LinkedTurn, NewMessage, PlannedCall, SessionRepository } from './session/session.repository';
 import { buildPrompt } from './turn/prompt.builder';
 import { resumePoint } from './turn/resume-point';
+import { callModel, CancelledTurnError, sumUsage } from './turn/model-call';
 import { StepInput, StepTurn, ToolStepRunner, TurnDetachedError } from './turn/tool-step.runner';
+import { TurnLedger } from './turn/turn-ledger';
 
 export interface TurnInput {
   message: string;
@@ -24,6 +26,14 @@ export interface TurnInput {
   context?: ChatMessage[];
   /** Paired API token making the request (absent for the owner and channels): scopes session access. */
   principalId?: string;
+  /**
+   * The inbound message this turn answers (channels: `<channel>:<inbound id>`). One turn per key: a
+   * retry (`recovered`) of a message already answered returns the stored answer without calling the
+   * model; one interrupted mid-way runs again in place of the unfinished attempt.
+   */
+  inboundKey?: string;
+  /** The message may have been handled by an earlier process: look for its turn first. */
+  recovered?: boolean;
 }
 
 export interface TurnOptions {
@@ -39,13 +49,9 @@ export interface TurnResult {
   reply: string;
   usage: TurnUsage;
   interrupted: boolean;
+  /** The stored answer of a turn that had already finished (nothing was sent to the model). */
+  replayed?: boolean;
 }
-
-const sumUsage = (calls: readonly LlmCallRecord[]): TurnUsage => ({
-  inputTokens: calls.reduce((a, c) => a + c.usage.inputTokens, 0),
-  outputTokens: calls.reduce((a, c) => a + c.usage.outputTokens, 0),
-  costUsd: Math.round(calls.reduce((a, c) => a + c.costUsd, 0) * 1e8) / 1e8,
-});
 
 /** Where a turn's model loop starts: fresh, or resumed from the database after an approval. */
 interface LoopStart {
@@ -54,6 +60,8 @@ interface LoopStart {
   iteration: number;
   /** Resuming: finish this step's tool calls before calling the model again. */
   pendingStep?: StepInput;
+  /** The ledger row written ahead (with the turn) for the first model call. */
+  callId?: string;
 }
 
 /**
@@ -87,7 +95,8 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
 
   async onApplicationBootstrap(): Promise<void> {
     const n = await this.sessions.interruptOpenTurns();
-    if (n > 0) this.logger.warn(`${n} turn(s) left open by an earlier crash were marked interrupted`);
+    if (n.turns > 0)
+      this.logger.warn(`${n.turns} turn(s) and ${n.calls} model call(s) left open by an earlier crash were marked interrupted`);
     await this.approvals.recover();
   }
 
@@ -126,6 +135,10 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
   ): Promise<TurnResult> {
     const { sessionId } = input;
     if (options.signal?.aborted) throw new NestclawError('cancelled', 'The request was cancelled before it started');
+    if (input.inboundKey && input.recovered) {
+      const linked = await this.sessions.findByInbound(input.inboundKey);
+      if (linked) return this.runLinked(linked, input, options);
+    }
     const submitted = await this.hooks.userPromptSubmit({ sessionId, agentId: input.agentId, prompt: input.message });
     if (submitted.block) throw new NestclawError('forbidden', `The message was blocked: ${submitted.block}`);
     const message = submitted.prompt;
@@ -140,6 +153,8 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
       create: !!input.createSession,
       historyLimit: agent.history_limit,
       principalId: input.principalId,
+      inboundKey: input.inboundKey,
+      plannedCall: this.plannedCall(agent),
     });
     if (!opened) throw new NestclawError('session_not_found', `Session "${sessionId}" does not exist; omit sessionId to start a new one`);
     if (opened.created) await this.hooks.sessionStart({ sessionId, agentId: opened.agentId });
@@ -155,7 +170,29 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
       endpointId: input.endpointId,
       agent: sessionAgent,
     };
-    return this.loop({ turn, messages, iteration: 1 }, options);
+    return this.loop({ turn, messages, iteration: 1, callId: opened.callId }, options);
+  }
+
+  /** A retried inbound message: the stored answer if its turn finished, else the turn again in place of the unfinished one. */
+  private async runLinked(linked: LinkedTurn, input: TurnInput, options: TurnOptions): Promise<TurnResult> {
+    const { sessionId, turnId } = linked;
+    const usage: TurnUsage = { inputTokens: 0, outputTokens: 0, costUsd: 0 };
+    if (linked.status === 'ok' && linked.reply !== null) {
+      options.onEvent?.({ type: 'done', sessionId, turnId, reply: linked.reply, usage, interrupted: false });
+      return { sessionId, turnId, reply: linked.reply, usage, interrupted: false, replayed: true };
+    }
+    if (linked.status === 'error') throw new NestclawError('provider_error', 'An earlier attempt to answer this message failed');
+    const agent = this.agentConfig(linked.agentId);
+    this.logger.log(`turn ${turnId} was cut short by a restart; answering its message again`);
+    const history = await this.sessions.reopenTurn(linked, agent.history_limit);
+    const turn: StepTurn = { sessionId, turnId, agentId: linked.agentId, channel: input.channel, endpointId: input.endpointId, agent };
+    return this.loop({ turn, messages: buildPrompt(this.systemPrompt(agent), history, linked.content), iteration: 1 }, options);
+  }
+
+  /** The chain's first model: the one a turn's first attempt will most likely use. */
+  private plannedCall(agent: AgentConfig): PlannedCall | undefined {
+    const first = this.provider.chain({ primary: agent.model, fallback: agent.fallback })[0];
+    return first && { provider: first.provider.kind, model: first.provider.model };
   }
 
   private systemPrompt(agent: AgentConfig): string {
@@ -169,6 +206,8 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
     const allCalls: LlmCallRecord[] = [];
     const emit = options.onEvent ?? (() => undefined);
     emit({ type: 'started', sessionId, turnId });
+    const ledger = new TurnLedger(this.sessions, sessionId, turnId, this.plannedCall(agent));
+    ledger.writtenAhead(start.callId);
     const close = (status: 'ok' | 'interrupted' | 'error', reply: string, extra: NewMessage[], calls: LlmCallRecord[]) =>
       this.sessions.recordProgress({
         sessionId,
@@ -176,6 +215,7 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
         messages: extra,
         calls,
         close: { status, reply, channel: turn.channel, endpointId: turn.endpointId },
+        unusedCallId: ledger.takeUnused(),
       });
 
     let partial = '';
@@ -186,25 +226,25 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
           const step = await this.steps.run(turn, pendingStep, options.signal, emit);
           pendingStep = undefined;
           messages.push(...step.prompt);
-          await this.sessions.recordProgress({ sessionId, turnId, messages: step.unsaved, calls: step.llmCalls });
+          const ahead = await this.sessions.recordProgress({
+            sessionId,
+            turnId,
+            messages: step.unsaved,
+            calls: step.llmCalls,
+            plannedCall: ledger.planned,
+          });
+          ledger.writtenAhead(ahead);
         }
         const lastChance = iteration >= agent.max_iterations;
         const request = { messages, tools: lastChance ? undefined : toolDefs, signal: options.signal };
         partial = '';
-        let response: ChatResponse;
-        let calls: LlmCallRecord[];
-        if (options.stream) {
-          ({ response, calls } = await this.streamOnce(request, agent, (text) => {
-            partial += text;
-            emit({ type: 'token', text });
-          }));
-        } else {
-          ({ response, calls } = await this.provider.chat(request, {
-            primary: agent.model,
-            fallback: agent.fallback,
-            signal: options.signal,
-          }));
-        }
+        const onText = options.stream
+          ? (text: string) => {
+              partial += text;
+              emit({ type: 'token', text });
+            }
+          : undefined;
+        const { response, calls } = await callModel(this.provider, request, agent, ledger, onText);
         allCalls.push(...calls);
         // A provider may end an aborted stream quietly; the client cancelled, so the turn did not finish.
         if (options.signal?.aborted) {
@@ -262,28 +302,5 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
       },
       {},
     );
-  }
-
-  private async streamOnce(
-    request: { messages: ChatMessage[]; tools?: ReturnType<ToolRegistry['definitionsFor']>; signal?: AbortSignal },
-    agent: AgentConfig,
-    onText: (text: string) => void,
-  ): Promise<{ response: ChatResponse; calls: LlmCallRecord[] }> {
-    for await (const event of this.provider.chatStream(request, {
-      primary: agent.model,
-      fallback: agent.fallback,
-      signal: request.signal,
-    })) {
-      if (event.type === 'text') onText(event.text);
-      else if (event.type === 'done') return { response: event.response, calls: event.calls };
-    }
-    throw new NestclawError('provider_error', 'The model stream ended without a final response');
-  }
-}
-
-/** The client cancelled while the model was answering; carries the call records to store. */
-class CancelledTurnError extends NestclawError {
-  constructor(readonly calls: LlmCallRecord[]) {
-    super('cancelled', 'The request was cancelled');
   }
 }

@@ -16,4 +16,18 @@ export interface LlmCallRecord {
   status: 'ok' | 'error' | 'cancelled' | 'cached';
   /** http_<status>, network, timeout, timeout_budget_exhausted, cancelled, context_length_exceeded, stream_interrupted. */
   errorCode?: string;
+  /** The `llm_calls` row written when the attempt started (absent for replays, which make no request). */
+  ledgerId?: string;
+}
+
+/** What is known about an attempt before its request leaves. */
+export type AttemptStart = Pick<LlmCallRecord, 'modelName' | 'provider' | 'model' | 'attempt' | 'isFallback'>;
+
+/**
+ * Where the caller records an attempt before its request is sent (status `started`), so a request in
+ * flight when the process dies still shows in the ledger. Returns the row id; the finished record
+ * carries it back as `ledgerId` for the caller to complete.
+ */
+export interface CallLedger {
+  started(attempt: AttemptStart): Promise<string>;
 }

@@ -46,6 +46,11 @@ export interface ChatRequest {
   temperature?: number;
   maxTokens?: number;
   signal?: AbortSignal;
+  /**
+   * The ledger row of this attempt (set by the ReliableProvider): adapters whose API takes a client
+   * request id send it, so a provider's bill can be matched row by row.
+   */
+  callId?: string;
 }
 
 export type FinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'other';

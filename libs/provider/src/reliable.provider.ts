@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { NestclawError } from '@nestclaw/common';
 import { ConfigService } from '@nestclaw/config';
-import type { LlmCallRecord } from './llm-call.record';
+import type { CallLedger, LlmCallRecord } from './llm-call.record';
+import { Attempt } from './reliability/attempt';
 import { ChatRequest, ChatResponse, ChatStreamEvent, emptyUsage } from './model-provider.port';
 import { ProviderAttemptError, providerNotConfigured } from './provider.errors';
 import { ProviderRegistry, RegisteredModel } from './provider.registry';
@@ -21,6 +22,8 @@ export interface RouteOptions {
   /** The agent's own fallback list (else `providers.fallback`). */
   fallback?: string[];
   signal?: AbortSignal;
+  /** Records each attempt before its request is sent (the agent's `llm_calls` rows). */
+  ledger?: CallLedger;
 }
 
 export interface ReliableResult {
@@ -106,8 +109,9 @@ export class ReliableProvider {
       if (replayed) return replayed;
       for (let target = await run.next(); target; target = await run.next()) {
         for (let attempt = run.start(target); attempt; attempt = run.start(target)) {
+          await this.opened(run, attempt, options);
           try {
-            const response = await target.model.provider.chat({ ...request, signal: attempt.signal });
+            const response = await target.model.provider.chat({ ...request, signal: attempt.signal, callId: attempt.ledgerId });
             run.succeeded(attempt, response);
             if (ttl > 0) this.answers.remember({ key: keys[target.index], modelName: target.model.name, response }, ttl);
             return { response, calls: run.calls };
@@ -122,6 +126,18 @@ export class ReliableProvider {
       throw new ProviderChainError(run.exhausted(), run.calls);
     } finally {
       run.dispose();
+    }
+  }
+
+  /** Writes the attempt's ledger row before its request leaves; no row, no request. */
+  private async opened(run: ChainRun, attempt: Attempt, options: RouteOptions): Promise<void> {
+    if (!options.ledger) return;
+    try {
+      attempt.ledgerId = await options.ledger.started(attempt.describe());
+    } catch (e) {
+      attempt.settle('neutral');
+      const error = e instanceof NestclawError ? e : new NestclawError('internal', `Could not record the model call: ${String(e)}`);
+      throw new ProviderChainError(error, run.calls);
     }
   }
 
@@ -154,9 +170,10 @@ export class ReliableProvider {
     try {
       for (let target = await run.next(); target; target = await run.next()) {
         for (let attempt = run.start(target); attempt; attempt = run.start(target)) {
+          await this.opened(run, attempt, options);
           let visible = '';
           try {
-            for await (const event of target.model.provider.chatStream({ ...request, signal: attempt.signal })) {
+            for await (const event of target.model.provider.chatStream({ ...request, signal: attempt.signal, callId: attempt.ledgerId })) {
               attempt.deadline.firstOutput();
               if (event.type === 'done') {
                 // SDKs end an aborted stream quietly: a cut-short reply must not pass as complete.

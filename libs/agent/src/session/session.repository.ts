@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { asDatabaseError, DatabaseService } from '@nestclaw/db';
-import type { LlmCallRecord, ToolCall } from '@nestclaw/provider';
+import type { AttemptStart, LlmCallRecord, ToolCall } from '@nestclaw/provider';
 
 export interface StoredMessage {
   seq: number;
@@ -35,6 +35,29 @@ export interface OpenTurn {
   historyLimit: number;
   /** A paired token's id: it may only continue sessions it created. Absent for the owner and channels. */
   principalId?: string;
+  /** The inbound message this turn answers (unique: one user row per message). */
+  inboundKey?: string;
+  /** The model the first attempt will most likely use: its `llm_calls` row is written with the turn. */
+  plannedCall?: PlannedCall;
+}
+
+/** Provider and model of an attempt about to start (a `started` ledger row written ahead of it). */
+export interface PlannedCall {
+  provider: string;
+  model: string;
+}
+
+/** A turn already stored for an inbound message (a retry after a crash finds it). */
+export interface LinkedTurn {
+  sessionId: string;
+  turnId: string;
+  agentId: string;
+  seq: number;
+  /** The user row's status: ok | error | interrupted | pending. */
+  status: string;
+  content: string;
+  /** The final answer, when the turn closed with one. */
+  reply: string | null;
 }
 
 export interface TurnProgress {
@@ -44,6 +67,10 @@ export interface TurnProgress {
   calls: LlmCallRecord[];
   /** Present when the turn ends: the user message leaves `pending` and the reply is logged. */
   close?: { status: 'ok' | 'interrupted' | 'error'; reply: string; channel: string; endpointId?: string };
+  /** A `started` row written ahead that no attempt used: deleted. */
+  unusedCallId?: string;
+  /** Write a `started` row for the model call that follows (returned as the result). */
+  plannedCall?: PlannedCall;
 }
 
 export interface SessionSummary {
@@ -71,7 +98,7 @@ export class SessionRepository {
    * Commits the user message (status `pending` until the turn closes), logs it, creates the session
    * when allowed, and returns the history before this message. Null when the session does not exist.
    */
-  async openTurn(t: OpenTurn): Promise<{ history: StoredMessage[]; agentId: string; created: boolean } | null> {
+  async openTurn(t: OpenTurn): Promise<{ history: StoredMessage[]; agentId: string; created: boolean; callId?: string } | null> {
     const sql = `
       WITH s AS (
         ${
@@ -85,8 +112,11 @@ export class SessionRepository {
                RETURNING last_seq, agent_id, ($3::text IS NULL) AS created`
         }
       ), m AS (
-        INSERT INTO messages (session_id, seq, turn_id, role, content, status)
-        SELECT $1, s.last_seq, $2, 'user', $4, 'pending' FROM s
+        INSERT INTO messages (session_id, seq, turn_id, role, content, status, inbound_key)
+        SELECT $1, s.last_seq, $2, 'user', $4, 'pending', $9 FROM s
+      ), c AS (
+        INSERT INTO llm_calls (session_id, turn_id, provider, model, latency_ms, status)
+        SELECT $1, $2, $10, $11, 0, 'started' FROM s WHERE $10::text IS NOT NULL RETURNING id
       ), k AS (
         INSERT INTO checkpoints (session_id, kind) SELECT $1, 'session_start' FROM s WHERE s.created
       ), l AS (
@@ -94,27 +124,45 @@ export class SessionRepository {
         SELECT 'in', $5, $6, $1, $4 FROM s
       )
       SELECT (SELECT agent_id FROM s) AS agent_id, coalesce((SELECT created FROM s), false) AS created,
+             (SELECT id::text FROM c) AS call_id,
              (SELECT coalesce(json_agg(h ORDER BY h.seq), '[]'::json) FROM (
                 SELECT seq, turn_id AS "turnId", role, content, tool_calls AS "toolCalls", tool_call_id AS "toolCallId",
                        tool_name AS "toolName", status, created_at AS "createdAt"
                 FROM messages WHERE session_id = $1 AND EXISTS (SELECT 1 FROM s) ORDER BY seq DESC LIMIT $7) h) AS history`;
     try {
-      const { rows } = await this.db.pool.query<{ agent_id: string | null; created: boolean; history: StoredMessage[] }>({
+      const { rows } = await this.db.pool.query<{
+        agent_id: string | null;
+        created: boolean;
+        call_id: string | null;
+        history: StoredMessage[];
+      }>({
         // Named: parsed and planned once per connection instead of on every turn.
         name: this.db.statementName(t.create ? 'nestclaw_open_turn_create' : 'nestclaw_open_turn'),
         text: sql,
-        values: [t.sessionId, t.turnId, t.agentId, t.content, t.channel, t.endpointId ?? null, t.historyLimit, t.principalId ?? null],
+        values: [
+          t.sessionId,
+          t.turnId,
+          t.agentId,
+          t.content,
+          t.channel,
+          t.endpointId ?? null,
+          t.historyLimit,
+          t.principalId ?? null,
+          t.inboundKey ?? null,
+          t.plannedCall?.provider ?? null,
+          t.plannedCall?.model ?? null,
+        ],
       });
       const row = rows[0];
       if (!row?.agent_id) return null;
-      return { history: row.history, agentId: row.agent_id, created: row.created };
+      return { history: row.history, agentId: row.agent_id, created: row.created, callId: row.call_id ?? undefined };
     } catch (e) {
       throw asDatabaseError(e);
     }
   }
 
   /** Appends transcript rows and call records for a turn, and closes it when `close` is set. */
-  async recordProgress(p: TurnProgress): Promise<void> {
+  async recordProgress(p: TurnProgress): Promise<string | undefined> {
     const msgs = p.messages;
     const calls = p.calls;
     const sum = (f: (c: LlmCallRecord) => number) => calls.reduce((a, c) => a + f(c), 0);
@@ -129,20 +177,36 @@ export class SessionRepository {
         SELECT $1, s.base + x.ord, $2, x.role, x.content, x.tool_calls, x.tool_call_id, x.tool_name, x.status
         FROM s, unnest($4::text[], $5::text[], $6::jsonb[], $7::text[], $8::text[], $9::text[])
           WITH ORDINALITY AS x(role, content, tool_calls, tool_call_id, tool_name, status, ord)
+      ), x AS (
+        SELECT * FROM unnest($13::text[], $14::text[], $15::int[], $16::bool[], $17::int[], $18::int[], $19::int[],
+                             $20::numeric[], $21::int[], $22::text[], $23::text[], $28::bigint[])
+          AS x(provider, model, attempt, is_fallback, input_tokens, output_tokens, cached_input_tokens, cost_usd, latency_ms,
+               status, error_code, ledger_id)
       ), c AS (
+        -- Attempts whose row was written when they started are completed; replays (no request) are added.
         INSERT INTO llm_calls (session_id, turn_id, provider, model, attempt, is_fallback, input_tokens, output_tokens,
                                cached_input_tokens, cost_usd, latency_ms, status, error_code)
-        SELECT $1, $2, x.* FROM unnest($13::text[], $14::text[], $15::int[], $16::bool[], $17::int[], $18::int[], $19::int[],
-                                       $20::numeric[], $21::int[], $22::text[], $23::text[]) AS x
+        SELECT $1, $2, provider, model, attempt, is_fallback, input_tokens, output_tokens, cached_input_tokens, cost_usd,
+               latency_ms, status, error_code FROM x WHERE ledger_id IS NULL
+      ), cu AS (
+        UPDATE llm_calls l SET provider = x.provider, model = x.model, attempt = x.attempt, is_fallback = x.is_fallback,
+               input_tokens = x.input_tokens, output_tokens = x.output_tokens, cached_input_tokens = x.cached_input_tokens,
+               cost_usd = x.cost_usd, latency_ms = x.latency_ms, status = x.status, error_code = x.error_code
+          FROM x WHERE l.id = x.ledger_id
+      ), cd AS (
+        DELETE FROM llm_calls WHERE $29::bigint IS NOT NULL AND id = $29 AND status = 'started'
+      ), cn AS (
+        INSERT INTO llm_calls (session_id, turn_id, provider, model, latency_ms, status)
+        SELECT $1, $2, $30, $31, 0, 'started' FROM s WHERE $30::text IS NOT NULL RETURNING id
       ), u AS (
         UPDATE messages SET status = $24 WHERE $24::text IS NOT NULL AND session_id = $1 AND turn_id = $2 AND status = 'pending'
       ), l AS (
         INSERT INTO conversation_log (direction, channel, endpoint_id, session_id, content)
         SELECT 'out', $25, $26, $1, $27 WHERE $24::text IS NOT NULL
       )
-      SELECT base FROM s`;
+      SELECT base, (SELECT id::text FROM cn) AS call_id FROM s`;
     try {
-      await this.db.pool.query({
+      const { rows } = await this.db.pool.query<{ call_id: string | null }>({
         name: this.db.statementName('nestclaw_record_progress'),
         text: sql,
         values: [
@@ -173,8 +237,86 @@ export class SessionRepository {
           p.close?.channel ?? null,
           p.close?.endpointId ?? null,
           p.close?.reply ?? null,
+          calls.map((c) => c.ledgerId ?? null),
+          p.unusedCallId ?? null,
+          p.plannedCall?.provider ?? null,
+          p.plannedCall?.model ?? null,
         ],
       });
+      return rows[0]?.call_id ?? undefined;
+    } catch (e) {
+      throw asDatabaseError(e);
+    }
+  }
+
+  /** Writes the `started` ledger row of an attempt nobody wrote ahead (retries, fallbacks, resumed turns). */
+  async startCall(sessionId: string, turnId: string, a: AttemptStart): Promise<string> {
+    try {
+      const { rows } = await this.db.pool.query<{ id: string }>({
+        name: this.db.statementName('nestclaw_start_call'),
+        text: `INSERT INTO llm_calls (session_id, turn_id, provider, model, attempt, is_fallback, latency_ms, status)
+               VALUES ($1, $2, $3, $4, $5, $6, 0, 'started') RETURNING id::text`,
+        values: [sessionId, turnId, a.provider, a.model, a.attempt, a.isFallback],
+      });
+      return rows[0].id;
+    } catch (e) {
+      throw asDatabaseError(e);
+    }
+  }
+
+  /** The row written ahead guessed another model or attempt (a breaker was open): corrected before the request leaves. */
+  async correctStartedCall(id: string, a: AttemptStart): Promise<void> {
+    try {
+      await this.db.pool.query(`UPDATE llm_calls SET provider = $2, model = $3, attempt = $4, is_fallback = $5 WHERE id = $1`, [
+        id,
+        a.provider,
+        a.model,
+        a.attempt,
+        a.isFallback,
+      ]);
+    } catch (e) {
+      throw asDatabaseError(e);
+    }
+  }
+
+  /** The turn stored for an inbound message, with its final answer when it has one. */
+  async findByInbound(inboundKey: string): Promise<LinkedTurn | null> {
+    try {
+      const { rows } = await this.db.pool.query<LinkedTurn>(
+        `SELECT u.session_id AS "sessionId", u.turn_id AS "turnId", s.agent_id AS "agentId", u.seq, u.status, u.content,
+                (SELECT a.content FROM messages a
+                  WHERE a.session_id = u.session_id AND a.turn_id = u.turn_id AND a.role = 'assistant'
+                    AND a.status = 'ok' AND a.tool_calls IS NULL
+                  ORDER BY a.seq DESC LIMIT 1) AS reply
+           FROM messages u JOIN sessions s ON s.id = u.session_id
+          WHERE u.inbound_key = $1`,
+        [inboundKey],
+      );
+      return rows[0] ?? null;
+    } catch (e) {
+      throw asDatabaseError(e);
+    }
+  }
+
+  /**
+   * Replaces what an unfinished turn left behind (partial answers, tool rows) so it runs again from
+   * its user message, which stays the one stored row for it; returns the history before it.
+   */
+  async reopenTurn(t: LinkedTurn, historyLimit: number): Promise<StoredMessage[]> {
+    try {
+      const { rows } = await this.db.pool.query<{ history: StoredMessage[] }>(
+        `WITH d AS (
+           DELETE FROM messages WHERE session_id = $1 AND turn_id = $2 AND role <> 'user'
+         ), u AS (
+           UPDATE messages SET status = 'pending' WHERE session_id = $1 AND turn_id = $2 AND role = 'user'
+         )
+         SELECT coalesce(json_agg(h ORDER BY h.seq), '[]'::json) AS history FROM (
+           SELECT seq, turn_id AS "turnId", role, content, tool_calls AS "toolCalls", tool_call_id AS "toolCallId",
+                  tool_name AS "toolName", status, created_at AS "createdAt"
+             FROM messages WHERE session_id = $1 AND seq < $3 ORDER BY seq DESC LIMIT $4) h`,
+        [t.sessionId, t.turnId, t.seq, historyLimit],
+      );
+      return rows[0].history;
     } catch (e) {
       throw asDatabaseError(e);
     }
@@ -184,12 +326,21 @@ export class SessionRepository {
    * At start-up: turns left open by a crash are marked interrupted. Returns how many. Turns paused
    * for a pending tool approval are not crashed: they resume when the approval is decided.
    */
-  async interruptOpenTurns(): Promise<number> {
-    const { rowCount } = await this.db.pool.query(
-      `UPDATE messages m SET status = 'interrupted' WHERE m.status = 'pending'
-         AND NOT EXISTS (SELECT 1 FROM tool_approvals a WHERE a.turn_id = m.turn_id AND a.status = 'pending')`,
+  async interruptOpenTurns(): Promise<{ turns: number; calls: number }> {
+    // A call row still `started` belongs to a turn that never closed: its attempt died with the process.
+    const { rows } = await this.db.pool.query<{ turns: string; calls: string }>(
+      `WITH t AS (
+         UPDATE messages m SET status = 'interrupted' WHERE m.status = 'pending'
+           AND NOT EXISTS (SELECT 1 FROM tool_approvals a WHERE a.turn_id = m.turn_id AND a.status = 'pending')
+         RETURNING session_id, turn_id
+       ), c AS (
+         UPDATE llm_calls SET status = 'interrupted', error_code = 'process_exited'
+          WHERE status = 'started' AND session_id IN (SELECT session_id FROM t) AND turn_id IN (SELECT turn_id FROM t)
+         RETURNING 1
+       )
+       SELECT (SELECT count(*) FROM t) AS turns, (SELECT count(*) FROM c) AS calls`,
     );
-    return rowCount ?? 0;
+    return { turns: Number(rows[0].turns), calls: Number(rows[0].calls) };
   }
 
   /** For resuming a paused turn: the rows of that turn in order, and the history before it. */

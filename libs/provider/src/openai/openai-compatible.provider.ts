@@ -122,7 +122,7 @@ export class OpenAiCompatibleProvider implements ModelProvider {
   async chat(request: ChatRequest): Promise<ChatResponse> {
     try {
       const { data: res, response } = await this.client.chat.completions
-        .create({ ...this.params(request), stream: false }, { signal: request.signal })
+        .create({ ...this.params(request), stream: false }, requestOptions(request))
         .withResponse();
       const choice = res.choices[0];
       const toolCalls: ToolCall[] = (choice?.message.tool_calls ?? [])
@@ -150,7 +150,7 @@ export class OpenAiCompatibleProvider implements ModelProvider {
       ({
         data: stream,
         response: { headers },
-      } = await this.client.chat.completions.create(params, { signal: request.signal }).withResponse());
+      } = await this.client.chat.completions.create(params, requestOptions(request)).withResponse());
     } catch (e) {
       throw classifySdkFailure(e, request.signal);
     }
@@ -211,4 +211,9 @@ export class OpenAiCompatibleProvider implements ModelProvider {
       return probeFailure(e, latencyMs());
     }
   }
+}
+
+/** OpenAI's `X-Client-Request-Id` ties each request to our ledger row (compatible servers ignore it). */
+function requestOptions(request: ChatRequest): { signal?: AbortSignal; headers?: Record<string, string> } {
+  return { signal: request.signal, ...(request.callId ? { headers: { 'X-Client-Request-Id': `nestclaw-call-${request.callId}` } } : {}) };
 }

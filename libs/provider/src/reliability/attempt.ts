@@ -1,6 +1,6 @@
 import { emptyUsage, Usage } from '../model-provider.port';
 import { costOf } from '../pricing';
-import type { LlmCallRecord } from '../llm-call.record';
+import type { AttemptStart, LlmCallRecord } from '../llm-call.record';
 import type { RegisteredModel } from '../provider.registry';
 import type { BreakerPermit } from './model-breaker';
 import type { Reservation } from './rate-limit.tracker';
@@ -20,6 +20,8 @@ export interface Target {
 export class Attempt {
   private settled = false;
   readonly started = performance.now();
+  /** The ledger row written before the request left (see CallLedger). */
+  ledgerId?: string;
 
   constructor(
     readonly target: Target,
@@ -53,6 +55,12 @@ export class Attempt {
       latencyMs: Math.round(performance.now() - this.started),
       status,
       ...(errorCode ? { errorCode } : {}),
+      ...(this.ledgerId ? { ledgerId: this.ledgerId } : {}),
     };
+  }
+
+  describe(): AttemptStart {
+    const { model, index } = this.target;
+    return { modelName: model.name, provider: model.provider.kind, model: model.provider.model, attempt: this.seq, isFallback: index > 0 };
   }
 }

@@ -10,6 +10,10 @@ export interface UsageTotals {
   billedCalls: number;
   failedCalls: number;
   cachedCalls: number;
+  /** Attempts cut short by a crash of the gateway: sent (or about to be), outcome and tokens unknown. */
+  interruptedCalls: number;
+  /** Attempts in flight right now (written when they start, completed when they end). */
+  inFlightCalls: number;
   inputTokens: number;
   outputTokens: number;
   cachedInputTokens: number;
@@ -42,6 +46,8 @@ interface Row {
   billed: string;
   failed: string;
   cached: string;
+  interrupted: string;
+  in_flight: string;
   input: string;
   output: string;
   cached_input: string;
@@ -53,6 +59,8 @@ const toTotals = (r: Row): UsageTotals => ({
   billedCalls: Number(r.billed),
   failedCalls: Number(r.failed),
   cachedCalls: Number(r.cached),
+  interruptedCalls: Number(r.interrupted),
+  inFlightCalls: Number(r.in_flight),
   inputTokens: Number(r.input),
   outputTokens: Number(r.output),
   cachedInputTokens: Number(r.cached_input),
@@ -60,9 +68,21 @@ const toTotals = (r: Row): UsageTotals => ({
   costUsd: Number(r.cost),
 });
 
-const EMPTY: Row = { key: null, calls: '0', billed: '0', failed: '0', cached: '0', input: '0', output: '0', cached_input: '0', cost: '0' };
+const EMPTY: Row = {
+  key: null,
+  calls: '0',
+  billed: '0',
+  failed: '0',
+  cached: '0',
+  interrupted: '0',
+  in_flight: '0',
+  input: '0',
+  output: '0',
+  cached_input: '0',
+  cost: '0',
+};
 
-/** Spend from the `llm_calls` ledger (one row per attempt, written by the agent with each turn). */
+/** Spend from the `llm_calls` ledger (one row per attempt, written when it starts and completed when it ends). */
 @Injectable()
 export class UsageRepository {
   constructor(private readonly db: DatabaseService) {}
@@ -74,6 +94,8 @@ export class UsageRepository {
              count(*) FILTER (WHERE cost_usd > 0 OR input_tokens > 0 OR output_tokens > 0) AS billed,
              count(*) FILTER (WHERE status = 'error') AS failed,
              count(*) FILTER (WHERE status = 'cached') AS cached,
+             count(*) FILTER (WHERE status = 'interrupted') AS interrupted,
+             count(*) FILTER (WHERE status = 'started') AS in_flight,
              coalesce(sum(input_tokens), 0) AS input,
              coalesce(sum(output_tokens), 0) AS output,
              coalesce(sum(cached_input_tokens), 0) AS cached_input,
