@@ -11,7 +11,7 @@ const RUNS = 'runs another program';
 const WRITES = 'writes a file';
 const NAMES_FROM = 'reads file names from another file or stdin';
 
-const o = (short: string | undefined, long: string | undefined, extra: Omit<OptionSpec, 'short' | 'long'> = {}): OptionSpec => ({
+const o = (short: string | undefined, long?: string, extra: Omit<OptionSpec, 'short' | 'long'> = {}): OptionSpec => ({
   ...(short ? { short } : {}),
   ...(long ? { long } : {}),
   ...extra,
