@@ -22,7 +22,7 @@ docker_sandbox_start() {
   # A rootfs with just the programs the tests and the file tools use, plus their shared libraries.
   local root="$dir/rootfs"
   rm -rf "$root" && mkdir -p "$root"/{tmp,workspace,etc,proc,dev}
-  local bins=(sh dash bash cat head tail find mkdir dirname dd sleep id echo nohup touch ls rm true wc grep)
+  local bins=(sh dash bash cat head tail find mkdir dirname dd sleep id echo nohup touch ls rm true wc grep tr env setsid kill)
   for b in "${bins[@]}"; do
     local p
     p=$(type -P "$b") || continue

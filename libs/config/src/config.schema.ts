@@ -131,6 +131,12 @@ const toolsSchema = z
         workspace_mb: z.number().int().min(1).default(1024),
       })
       .prefault({}),
+    bubblewrap: z
+      .object({
+        /** The bwrap binary (apt-get install bubblewrap puts it here). */
+        path: z.string().min(1).default('/usr/bin/bwrap'),
+      })
+      .prefault({}),
     docker: z
       .object({
         image: z.string().min(1).default('debian:bookworm-slim'),

@@ -98,10 +98,10 @@ export class ToolInvoker {
       return this.refused(name, input, ctx, (e as Error).message);
     }
     const matchKey = tool.approvalKey ? tool.approvalKey(input) : canonicalJson(input);
-    // A note (e.g. a program without a spec) forces a human decision and is shown in the prompt.
+    // A note (e.g. a program without a spec) needs a human decision (or one remembered for this exact call) and shows in the prompt.
     const note = checked?.approvalNote;
     if (note) input = { ...(input as object), approval_note: note };
-    const needsApproval = note ? true : await this.needsApproval(name, input, matchKey);
+    const needsApproval = note ? !(await this.approvals.isRemembered(name, matchKey)) : await this.needsApproval(name, input, matchKey);
     return { kind: 'ready', call: { tool, input, needsApproval, matchKey } };
   }
 

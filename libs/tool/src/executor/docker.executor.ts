@@ -75,8 +75,9 @@ export class DockerExecutor implements ToolExecutor {
         MemorySwap: req.limits.memoryMb * 1024 * 1024,
         PidsLimit: req.limits.pids,
         NanoCpus: Math.round(req.limits.cpus * 1e9),
-        // mode=1777: a tmpfs is root's 0755 otherwise, and the sandbox user could not write /tmp.
-        Tmpfs: { '/tmp': 'rw,nosuid,nodev,size=64m,mode=1777' },
+        // Owned by the sandbox user: Docker copies the image's /tmp mode (0755 root in minimal images)
+        // onto the tmpfs and ignores mode=, so the user could not write /tmp otherwise.
+        Tmpfs: { '/tmp': `rw,nosuid,nodev,size=64m,mode=1777,uid=${SANDBOX_UID},gid=${SANDBOX_UID}` },
         Ulimits: [{ Name: 'fsize', Soft: req.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, Hard: req.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES }],
         Binds: binds,
       },

@@ -38,7 +38,7 @@ export const NO_SANDBOX_HELP =
 @Injectable()
 export class ExecutorSelector {
   private readonly logger = new Logger('Sandbox');
-  private readonly bubblewrap = new BubblewrapExecutor();
+  private bubblewrap?: { path: string; executor: BubblewrapExecutor };
   private readonly native = new RestrictedNativeExecutor();
   private readonly hostFiles = new HostFileExecutor();
   private docker?: { key: string; executor: DockerExecutor };
@@ -55,14 +55,20 @@ export class ExecutorSelector {
     return this.docker.executor;
   }
 
+  private bubblewrapExecutor(): BubblewrapExecutor {
+    const { path } = this.config.get().tools.bubblewrap;
+    if (this.bubblewrap?.path !== path) this.bubblewrap = { path, executor: new BubblewrapExecutor(path) };
+    return this.bubblewrap.executor;
+  }
+
   private byKind(kind: ExecutorKind): ToolExecutor {
-    return kind === 'docker' ? this.dockerExecutor() : kind === 'bubblewrap' ? this.bubblewrap : this.native;
+    return kind === 'docker' ? this.dockerExecutor() : kind === 'bubblewrap' ? this.bubblewrapExecutor() : this.native;
   }
 
   /** The active executors, or null with a reason when tools that need them must stay off. */
   async select(): Promise<Selection> {
     const t = this.config.get().tools;
-    const key = `${t.sandbox}|${t.require_sandbox}|${t.docker.image}|${t.docker.socket ?? ''}`;
+    const key = `${t.sandbox}|${t.require_sandbox}|${t.bubblewrap.path}|${t.docker.image}|${t.docker.socket ?? ''}`;
     if (this.cached && this.lastKey === key) return this.cached;
     this.lastKey = key;
     const pending = (this.cached = this.compute(t.sandbox, t.require_sandbox));
