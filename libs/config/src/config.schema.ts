@@ -65,17 +65,57 @@ const searchBackendSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('tavily'), api_key: z.string().min(1), url: z.url().default('https://api.tavily.com') }),
 ]);
 
+/** An owner-written spec for a program the exec policy should admit (see docs/configuration.md). */
+const programSpecSchema = z.strictObject({
+  options: z
+    .array(
+      z
+        .strictObject({
+          short: z
+            .string()
+            .regex(/^[A-Za-z0-9]$/)
+            .optional(),
+          long: z
+            .string()
+            .regex(/^[A-Za-z0-9][A-Za-z0-9-]*$/)
+            .optional(),
+          /** none: a flag; text: takes a value that is data; path: takes a file name (kept inside the workspace). */
+          value: z.enum(['none', 'text', 'path']).default('none'),
+        })
+        .refine((o) => o.short || o.long, { message: 'an option needs short or long' }),
+    )
+    .default([]),
+  /** inputs: every operand is a file to read; text: none is; text-then-inputs: the first is data (a pattern). */
+  operands: z.enum(['inputs', 'text', 'text-then-inputs']).default('inputs'),
+  max_operands: z.number().int().min(0).optional(),
+});
+
+/** What the owner must write to run commands on the host without a sandbox. */
+export const NATIVE_ACKNOWLEDGEMENT = 'commands run on the host without a sandbox';
+
 const toolsSchema = z
   .object({
-    /** auto picks the strongest available executor: docker, then bubblewrap, then native. */
+    /**
+     * auto picks the strongest available sandbox: docker, then bubblewrap. With none, the shell tool
+     * is not offered (file tools keep working through their own path checks). native runs commands
+     * on the host: only with `native.acknowledge` set to NATIVE_ACKNOWLEDGEMENT.
+     */
     sandbox: z.enum(['auto', 'docker', 'bubblewrap', 'native']).default('auto'),
-    /** When no real sandbox (docker or bubblewrap) is available, disable shell and file tools. */
+    /** When no real sandbox (docker or bubblewrap) is available, disable the file tools too. */
     require_sandbox: z.boolean().default(false),
+    native: z
+      .object({
+        /** Must equal "commands run on the host without a sandbox" for tools.sandbox: native. */
+        acknowledge: z.string().optional(),
+      })
+      .prefault({}),
     exec: z
       .object({
         security: z.enum(['deny', 'allowlist', 'full']).default('allowlist'),
-        /** Programs allowed in allowlist mode on top of the default safe bins. */
+        /** Programs without a spec, allowed on top of the default ones: each call needs approval and says so. */
         allow: z.array(z.string().regex(/^[A-Za-z0-9._+-]+$/)).default([]),
+        /** Programs the owner adds with a spec of their options and operands: checked like the defaults. */
+        programs: z.record(z.string().regex(/^[A-Za-z0-9._+-]+$/), programSpecSchema).default({}),
         timeout: duration.default(30_000),
         max_output_bytes: z.number().int().positive().default(65_536),
         /** Let shell commands reach the network (off: no network namespace at all). */
@@ -87,6 +127,14 @@ const toolsSchema = z
         memory_mb: z.number().int().min(16).default(256),
         pids: z.number().int().min(4).default(64),
         cpus: z.number().positive().default(1),
+        /** Disk a workspace may use; a run that grows it beyond this is stopped. */
+        workspace_mb: z.number().int().min(1).default(1024),
+      })
+      .prefault({}),
+    bubblewrap: z
+      .object({
+        /** The bwrap binary (apt-get install bubblewrap puts it here). */
+        path: z.string().min(1).default('/usr/bin/bwrap'),
       })
       .prefault({}),
     docker: z
@@ -126,7 +174,23 @@ const toolsSchema = z
       })
       .prefault({}),
   })
-  .prefault({});
+  .prefault({})
+  .superRefine((t, ctx) => {
+    if (t.sandbox !== 'native') return;
+    if (t.native.acknowledge !== NATIVE_ACKNOWLEDGEMENT)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['native', 'acknowledge'],
+        message: `tools.sandbox: native runs commands on the host; set tools.native.acknowledge to "${NATIVE_ACKNOWLEDGEMENT}" to accept that, or install bubblewrap / start Docker`,
+      });
+    if (!t.exec.network)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['exec', 'network'],
+        message:
+          'tools.exec.network: false cannot be enforced by the native executor (it has no network namespace); set it to true to accept that, or use bubblewrap or Docker',
+      });
+  });
 
 const idList = z.array(z.union([z.string(), z.number()]).transform(String)).default([]);
 

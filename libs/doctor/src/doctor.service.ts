@@ -158,13 +158,18 @@ export class DoctorService {
     if (!s.active)
       return {
         name: 'sandbox',
-        status: 'fail',
+        status: s.files ? 'warn' : 'fail',
         message: `${s.disabledReason}${why ? ` (${why})` : ''}`,
-        fix: 'install bubblewrap or Docker',
+        fix: 'install bubblewrap (apt-get install bubblewrap) or start Docker, then restart nestclaw',
       };
     const message = `tools run in the ${s.active} executor (limits: ${s.limits})${why ? `; not used: ${why}` : ''}`;
     return s.active === 'native'
-      ? { name: 'sandbox', status: 'warn', message, fix: 'install bubblewrap (apt-get install bubblewrap) or Docker for a real boundary' }
+      ? {
+          name: 'sandbox',
+          status: 'warn',
+          message: `commands run on the host WITHOUT a sandbox (tools.sandbox: native, acknowledged): ${message}`,
+          fix: 'install bubblewrap (apt-get install bubblewrap) or start Docker, then set tools.sandbox: auto',
+        }
       : { name: 'sandbox', status: 'ok', message };
   }
 

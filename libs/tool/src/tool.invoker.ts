@@ -5,11 +5,12 @@ import { approvalRequired } from './approval/approval-rules';
 import { ApprovalService } from './approval/approval.service';
 import { AuditRepository } from './audit/audit.repository';
 import { ExecutorSelector } from './executor/executor.selector';
-import { RestrictedNativeExecutor } from './executor/restricted-native.executor';
+import { HostFileExecutor } from './executor/host-file.executor';
 import { configBlock, configRedact } from './hooks/config-rules.hook';
 import { HookRegistry } from './hooks/hook.registry';
 import { capOutput, ToolRegistry } from './tool.registry';
-import { Tool, ToolContext, ToolError, ToolResult } from './tool.port';
+import { PrecheckResult, Tool, ToolContext, ToolError, ToolResult } from './tool.port';
+import { toolInputProblem } from './tool-input.validation';
 import { WorkspaceLocator } from './workspace/workspace.locator';
 
 /** A validated call, ready to run once approved (or right away when no approval is needed). */
@@ -24,9 +25,12 @@ export interface PreparedCall {
 export type Preparation = { kind: 'ready'; call: PreparedCall } | { kind: 'result'; result: ToolResult };
 
 type Prechecked = Tool & {
-  precheck?: (input: unknown, ctx?: { workspace: ReturnType<WorkspaceLocator['forContext']> }) => Promise<void>;
+  precheck?: (input: unknown, ctx?: { workspace: ReturnType<WorkspaceLocator['forContext']> }) => Promise<PrecheckResult | void>;
   approvalKey?: (input: unknown) => string;
 };
+
+/** Tools that need no executor (current_time, http_request, web_search) never call it. */
+const NO_EXECUTOR = new HostFileExecutor();
 
 const error = (output: string): Preparation => ({ kind: 'result', result: { output: `error: ${output}`, isError: true } });
 
@@ -49,8 +53,6 @@ export function canonicalJson(v: unknown): string {
  */
 @Injectable()
 export class ToolInvoker {
-  private readonly fallback = new RestrictedNativeExecutor();
-
   constructor(
     private readonly registry: ToolRegistry,
     private readonly selector: ExecutorSelector,
@@ -63,13 +65,16 @@ export class ToolInvoker {
 
   async prepare(name: string, rawArguments: string, ctx: ToolContext, agent: AgentConfig): Promise<Preparation> {
     const tool = this.registry.get(name) as Prechecked | undefined;
-    if (!tool || !agent.tools.includes(name)) return error(`unknown tool "${name}"`);
+    if (!tool || !agent.tools.includes(name)) return error(`unknown tool ${JSON.stringify(name.slice(0, 100))}`);
     let args: unknown;
     try {
       args = rawArguments.trim() ? JSON.parse(rawArguments) : {};
     } catch {
-      return error(`arguments are not valid JSON: ${rawArguments.slice(0, 200)}`);
+      return error(`arguments are not valid JSON: ${JSON.stringify(rawArguments.slice(0, 200))}`);
     }
+    // Before anything about the call is stored (audit, approval rows): NUL, encoding, size.
+    const problem = toolInputProblem(rawArguments, args);
+    if (problem) return this.refused(name, '(not stored: invalid)', ctx, `invalid input: ${problem}`);
     const t = this.config.get().tools;
     const blocked = configBlock(t.hooks, name, args);
     if (blocked) return this.refused(name, args, ctx, blocked);
@@ -80,18 +85,23 @@ export class ToolInvoker {
       const why = parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ');
       return error(`invalid input: ${why}`);
     }
-    const input = parsed.data;
+    let input = parsed.data as unknown;
     if (tool.needsSandbox) {
-      const { executor, status } = await this.selector.select();
-      if (!executor) return this.refused(name, input, ctx, `tool disabled: ${status.disabledReason}`);
+      const selection = await this.selector.select();
+      if (!(tool.runsCommands ? selection.executor : selection.files))
+        return this.refused(name, input, ctx, `tool disabled: ${selection.status.disabledReason}`);
     }
+    let checked: PrecheckResult | void;
     try {
-      await tool.precheck?.(input, { workspace: this.workspaces.forContext(ctx, agent) });
+      checked = await tool.precheck?.(input, { workspace: this.workspaces.forContext(ctx, agent) });
     } catch (e) {
       return this.refused(name, input, ctx, (e as Error).message);
     }
     const matchKey = tool.approvalKey ? tool.approvalKey(input) : canonicalJson(input);
-    const needsApproval = await this.needsApproval(name, input, matchKey);
+    // A note (e.g. a program without a spec) needs a human decision (or one remembered for this exact call) and shows in the prompt.
+    const note = checked?.approvalNote;
+    if (note) input = { ...(input as object), approval_note: note };
+    const needsApproval = note ? !(await this.approvals.isRemembered(name, matchKey)) : await this.needsApproval(name, input, matchKey);
     return { kind: 'ready', call: { tool, input, needsApproval, matchKey } };
   }
 
@@ -105,9 +115,10 @@ export class ToolInvoker {
     const started = Date.now();
     let result: ToolResult;
     try {
-      const { executor } = await this.selector.select();
-      if (call.tool.needsSandbox && !executor) throw new ToolError('tool disabled: no sandbox is available');
-      const runtime = { ...ctx, workspace: this.workspaces.forContext(ctx, agent), executor: executor ?? this.fallback };
+      const selection = await this.selector.select();
+      const executor = call.tool.runsCommands ? selection.executor : selection.files;
+      if (call.tool.needsSandbox && !executor) throw new ToolError(`tool disabled: ${selection.status.disabledReason}`);
+      const runtime = { ...ctx, workspace: this.workspaces.forContext(ctx, agent), executor: executor ?? NO_EXECUTOR };
       result = { output: await call.tool.execute(runtime, call.input, signal), isError: false };
     } catch (e) {
       result = { output: `error: ${(e as Error).message}`, isError: true };

@@ -30,7 +30,15 @@ export interface Tool<Schema extends z.ZodType = z.ZodType> {
   readonly input: Schema;
   /** Needs a process or file boundary: disabled when policy requires a sandbox and none is available. */
   readonly needsSandbox?: boolean;
+  /** Starts processes (shell): offered only when Docker, bubblewrap or the opted-in native executor runs them. */
+  readonly runsCommands?: boolean;
   execute(ctx: ToolRuntime, input: z.output<Schema>, signal: AbortSignal): Promise<string>;
+}
+
+/** What a tool's precheck may add to a call it lets through. */
+export interface PrecheckResult {
+  /** The call must be approved by a human, and the approval prompt shows this note. */
+  approvalNote?: string;
 }
 
 export interface ToolResult {

@@ -1,6 +1,7 @@
-import { Injectable, Optional } from '@nestjs/common';
+import { Injectable, OnModuleInit, Optional } from '@nestjs/common';
 import { z } from 'zod';
 import { ConfigService } from '@nestclaw/config';
+import { ExecutorSelector } from './executor/executor.selector';
 import { CurrentTimeTool } from './tools/current-time.tool';
 import { FileListTool } from './tools/file-list.tool';
 import { FileReadTool } from './tools/file-read.tool';
@@ -15,11 +16,14 @@ export const MAX_TOOL_OUTPUT_CHARS = 16_000;
 
 /** Every tool by name, with the JSON Schema definitions the model sees. */
 @Injectable()
-export class ToolRegistry {
+export class ToolRegistry implements OnModuleInit {
   private readonly tools = new Map<string, Tool>();
   private readonly definitions = new Map<string, ToolSchema>();
 
-  constructor(@Optional() config?: ConfigService) {
+  constructor(
+    @Optional() config?: ConfigService,
+    @Optional() private readonly selector?: ExecutorSelector,
+  ) {
     this.register(new CurrentTimeTool());
     if (config) {
       const tools = () => config.get().tools;
@@ -30,6 +34,11 @@ export class ToolRegistry {
       this.register(new HttpRequestTool(tools));
       this.register(new WebSearchTool(tools));
     }
+  }
+
+  /** Probes the sandboxes before the first turn, so `definitionsFor` knows whether commands can run. */
+  async onModuleInit(): Promise<void> {
+    await this.selector?.select();
   }
 
   /** Adds or replaces a tool (plugins and tests). */
@@ -50,9 +59,16 @@ export class ToolRegistry {
     return [...this.tools.keys()];
   }
 
-  /** Definitions for the enabled tools that exist, in the order given. */
+  /**
+   * Definitions for the enabled tools that exist, in the order given. Tools that run commands are
+   * left out when no sandbox can run them: the model is never offered a shell it cannot have.
+   */
   definitionsFor(names: readonly string[]): ToolSchema[] {
-    return names.map((n) => this.definitions.get(n)).filter((d): d is ToolSchema => !!d);
+    const noCommands = this.selector?.commandsAvailable() === false;
+    return names
+      .filter((n) => !(noCommands && this.tools.get(n)?.runsCommands))
+      .map((n) => this.definitions.get(n))
+      .filter((d): d is ToolSchema => !!d);
   }
 }
 

@@ -8,7 +8,7 @@ interface Approval {
   sessionId: string;
   turnId: string;
   tool: string;
-  input: { command?: string };
+  input: { command?: string; approval_note?: string };
   status: string;
   decidedBy: string | null;
 }
@@ -49,6 +49,8 @@ describe('tool approvals (real gateway, fake LLM, real sandbox)', () => {
     const chat = h.api('/v1/chat', { json: { message: shellCall(command) } });
     const approval = await pendingFor(command);
     expect(approval).toMatchObject({ tool: 'shell', status: 'pending' });
+    // echo is allowed by tools.exec.allow without a spec: the prompt says its arguments are unchecked.
+    expect(approval.input.approval_note).toContain("UNCHECKED: 'echo' has no spec in tools.exec.programs");
     const before = h.llm.chatRequests;
     const res = await decide(approval.id, 'approve');
     expect(res.status).toBe(201);
@@ -56,6 +58,16 @@ describe('tool approvals (real gateway, fake LLM, real sandbox)', () => {
     const body = (await (await chat).json()) as { reply: string; sessionId: string };
     expect(body.reply).toBe('tool said: approved-run\n[exit code 0]');
     expect(h.llm.chatRequests).toBe(before + 1);
+  });
+
+  it('refuses tool input with a NUL character as a tool error before anything is stored', async () => {
+    const message = `write it [tool:file_write ${JSON.stringify({ path: 'a\u0000b.txt', content: 'x' })}]`;
+    const res = await h.api('/v1/chat', { json: { message } });
+    expect(res.status).toBe(200);
+    const { reply } = (await res.json()) as { reply: string };
+    expect(reply).toContain('invalid input: input.path contains a NUL character');
+    const { approvals } = (await (await h.api('/v1/approvals?status=pending')).json()) as { approvals: Approval[] };
+    expect(approvals.filter((a) => a.tool === 'file_write')).toHaveLength(0);
   });
 
   it('refuses a command the exec policy rejects without asking anyone', async () => {

@@ -11,6 +11,7 @@ const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib64', '/lib32', '/libx
 const ETC_FILES = ['/etc/alternatives', '/etc/ld.so.cache', '/etc/localtime'];
 const NET_ETC_FILES = ['/etc/resolv.conf', '/etc/hosts', '/etc/nsswitch.conf', '/etc/ssl', '/etc/ca-certificates'];
 const SANDBOX_PATH = '/usr/local/bin:/usr/bin:/bin';
+const DEFAULT_MAX_FILE_BYTES = 256 * 1024 * 1024;
 
 /**
  * Linux namespaces through bubblewrap: every namespace unshared (no network unless allowed), system
@@ -74,9 +75,12 @@ export class BubblewrapExecutor implements ToolExecutor {
     const inner: string[] = [];
     // Process limits only bite for a non-root host uid: drop to it when we are root.
     if (process.getuid?.() === 0) inner.push('setpriv', `--reuid=${SANDBOX_UID}`, `--regid=${SANDBOX_UID}`, '--clear-groups', '--');
-    const rlimits = ['--core=0', `--fsize=${256 * 1024 * 1024}`];
+    const rlimits = ['--core=0', `--fsize=${req.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES}`];
     if (!cgroup) rlimits.push(`--nproc=${req.limits.pids}`, `--as=${req.limits.memoryMb * 1024 * 1024}`);
-    inner.push('prlimit', ...rlimits, '--', this.bwrapPath, ...this.bwrapArgs(req));
+    // The options go through fd 3, so the sandbox's PID 1 (bwrap) shows no host paths in /proc/1/cmdline.
+    const all = this.bwrapArgs(req);
+    const split = all.indexOf('--');
+    inner.push('prlimit', ...rlimits, '--', this.bwrapPath, '--args', '3', ...all.slice(split));
     let file: string;
     let args: string[];
     if (cgroup) {
@@ -94,6 +98,12 @@ export class BubblewrapExecutor implements ToolExecutor {
         maxOutputBytes: req.maxOutputBytes,
         env: { PATH: SANDBOX_PATH },
         signal,
+        fd3: Buffer.from(
+          all
+            .slice(0, split)
+            .map((a) => `${a}\0`)
+            .join(''),
+        ),
         onKill: () => cgroup?.killAll(),
       });
     } finally {

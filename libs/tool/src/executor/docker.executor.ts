@@ -5,6 +5,8 @@ import { SANDBOX_UID } from '../workspace/workspace.locator';
 import { SandboxedFileOps } from './sandboxed-file-ops';
 import type { DirEntry, ExecRequest, ExecResult, ExecutorProbe, FileRequest, ToolExecutor } from './tool-executor.port';
 
+const DEFAULT_MAX_FILE_BYTES = 256 * 1024 * 1024;
+
 export interface DockerExecutorOptions {
   image: string;
   /** Unix socket of the daemon; default DOCKER_HOST or /var/run/docker.sock. */
@@ -73,7 +75,10 @@ export class DockerExecutor implements ToolExecutor {
         MemorySwap: req.limits.memoryMb * 1024 * 1024,
         PidsLimit: req.limits.pids,
         NanoCpus: Math.round(req.limits.cpus * 1e9),
-        Tmpfs: { '/tmp': 'rw,nosuid,nodev,size=64m' },
+        // Owned by the sandbox user: Docker copies the image's /tmp mode (0755 root in minimal images)
+        // onto the tmpfs and ignores mode=, so the user could not write /tmp otherwise.
+        Tmpfs: { '/tmp': `rw,nosuid,nodev,size=64m,mode=1777,uid=${SANDBOX_UID},gid=${SANDBOX_UID}` },
+        Ulimits: [{ Name: 'fsize', Soft: req.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, Hard: req.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES }],
         Binds: binds,
       },
     };

@@ -3,31 +3,48 @@ import { ConfigService } from '@nestclaw/config';
 import { BubblewrapExecutor } from './bubblewrap.executor';
 import { CgroupLimits } from './cgroup.limits';
 import { DockerExecutor } from './docker.executor';
+import { HostFileExecutor } from './host-file.executor';
 import { RestrictedNativeExecutor } from './restricted-native.executor';
 import type { ExecutorKind, ToolExecutor } from './tool-executor.port';
 
 export interface SandboxStatus {
-  /** The executor tools run in; null when tools that need one are disabled. */
+  /** The executor commands run in; null when the shell tool is not offered. */
   active: ExecutorKind | null;
+  /** What the file tools use: the active executor, the gateway's own checked file access, or nothing. */
+  files: ExecutorKind | 'files-only' | null;
   /** Why each stronger (or requested) executor is not used. */
   unavailable: Partial<Record<ExecutorKind, string>>;
-  /** Set when sandboxed tools are disabled: the message the model and the doctor show. */
+  /** Set when sandboxed tools are disabled or the shell is not offered: what the model and the doctor show. */
   disabledReason?: string;
   /** How memory/process/CPU limits are enforced for bubblewrap and native runs. */
   limits?: string;
 }
 
-const STRENGTH: ExecutorKind[] = ['docker', 'bubblewrap', 'native'];
+export interface Selection {
+  status: SandboxStatus;
+  /** Runs commands (shell); null: the shell tool is not offered. */
+  executor: ToolExecutor | null;
+  /** Runs the file tools; null: they are disabled too. */
+  files: ToolExecutor | null;
+}
 
-/** Picks the executor per `tools.sandbox`: auto = the strongest that works here. */
+/** auto never falls back to the native executor: with no sandbox there is no shell. */
+const SANDBOXES: ExecutorKind[] = ['docker', 'bubblewrap'];
+
+export const NO_SANDBOX_HELP =
+  'install bubblewrap (apt-get install bubblewrap) or start Docker (with the tools.docker.image present), then restart nestclaw';
+
+/** Picks the executor per `tools.sandbox`: auto = the strongest sandbox that works here. */
 @Injectable()
 export class ExecutorSelector {
   private readonly logger = new Logger('Sandbox');
-  private readonly bubblewrap = new BubblewrapExecutor();
+  private bubblewrap?: { path: string; executor: BubblewrapExecutor };
   private readonly native = new RestrictedNativeExecutor();
+  private readonly hostFiles = new HostFileExecutor();
   private docker?: { key: string; executor: DockerExecutor };
   private lastKey?: string;
-  private cached?: Promise<{ status: SandboxStatus; executor: ToolExecutor | null }>;
+  private cached?: Promise<Selection>;
+  private settled?: Selection;
 
   constructor(private readonly config: ConfigService) {}
 
@@ -38,33 +55,44 @@ export class ExecutorSelector {
     return this.docker.executor;
   }
 
-  private byKind(kind: ExecutorKind): ToolExecutor {
-    return kind === 'docker' ? this.dockerExecutor() : kind === 'bubblewrap' ? this.bubblewrap : this.native;
+  private bubblewrapExecutor(): BubblewrapExecutor {
+    const { path } = this.config.get().tools.bubblewrap;
+    if (this.bubblewrap?.path !== path) this.bubblewrap = { path, executor: new BubblewrapExecutor(path) };
+    return this.bubblewrap.executor;
   }
 
-  /** The active executor, or null with a reason when sandboxed tools must stay off. */
-  async select(): Promise<{ status: SandboxStatus; executor: ToolExecutor | null }> {
+  private byKind(kind: ExecutorKind): ToolExecutor {
+    return kind === 'docker' ? this.dockerExecutor() : kind === 'bubblewrap' ? this.bubblewrapExecutor() : this.native;
+  }
+
+  /** The active executors, or null with a reason when tools that need them must stay off. */
+  async select(): Promise<Selection> {
     const t = this.config.get().tools;
-    const key = `${t.sandbox}|${t.require_sandbox}|${t.docker.image}|${t.docker.socket ?? ''}`;
+    const key = `${t.sandbox}|${t.require_sandbox}|${t.bubblewrap.path}|${t.docker.image}|${t.docker.socket ?? ''}`;
     if (this.cached && this.lastKey === key) return this.cached;
     this.lastKey = key;
-    this.cached = this.compute(t.sandbox, t.require_sandbox);
-    const { status } = await this.cached;
-    if (status.active) this.logger.log(`tools run in the ${status.active} executor`);
+    const pending = (this.cached = this.compute(t.sandbox, t.require_sandbox));
+    const selection = await pending;
+    if (this.cached === pending) this.settled = selection;
+    const { status } = selection;
+    if (status.active === 'native') this.logger.warn('tools run commands in the NATIVE executor: on the host, without a sandbox');
+    else if (status.active) this.logger.log(`tools run in the ${status.active} executor`);
     else this.logger.warn(status.disabledReason ?? 'sandboxed tools disabled');
-    return this.cached;
+    return selection;
   }
 
   status(): Promise<SandboxStatus> {
     return this.select().then((s) => s.status);
   }
 
-  private async compute(
-    wanted: 'auto' | ExecutorKind,
-    requireSandbox: boolean,
-  ): Promise<{ status: SandboxStatus; executor: ToolExecutor | null }> {
+  /** Whether commands can run, as last selected (undefined before the first selection). */
+  commandsAvailable(): boolean | undefined {
+    return this.settled ? this.settled.executor !== null : undefined;
+  }
+
+  private async compute(wanted: 'auto' | ExecutorKind, requireSandbox: boolean): Promise<Selection> {
     const unavailable: SandboxStatus['unavailable'] = {};
-    const candidates = wanted === 'auto' ? STRENGTH : [wanted];
+    const candidates = wanted === 'auto' ? SANDBOXES : [wanted];
     for (const kind of candidates) {
       const executor = this.byKind(kind);
       const probe = await executor.probe();
@@ -72,33 +100,39 @@ export class ExecutorSelector {
         unavailable[kind] = probe.reason ?? 'unavailable';
         continue;
       }
-      if (!executor.isolated && requireSandbox) {
-        return {
-          status: {
-            active: null,
-            unavailable,
-            disabledReason:
-              'tools.require_sandbox is set and neither Docker nor bubblewrap is available: shell and file tools are disabled',
-          },
-          executor: null,
-        };
-      }
-      return { status: { active: kind, unavailable, limits: limitsNote(kind) }, executor };
+      return { status: { active: kind, files: kind, unavailable, limits: limitsNote(kind) }, executor, files: executor };
     }
+    if (wanted !== 'auto') {
+      return {
+        status: {
+          active: null,
+          files: null,
+          unavailable,
+          disabledReason: `tools.sandbox is "${wanted}" but it is not available here (${unavailable[wanted] ?? 'unknown'}): shell and file tools are disabled`,
+        },
+        executor: null,
+        files: null,
+      };
+    }
+    const files = requireSandbox ? null : this.hostFiles;
     return {
       status: {
         active: null,
+        files: files ? 'files-only' : null,
         unavailable,
-        disabledReason: `tools.sandbox is "${wanted}" but it is not available here (${unavailable[wanted as ExecutorKind] ?? 'unknown'}): shell and file tools are disabled`,
+        disabledReason: `no sandbox is available, so the shell tool is not offered${
+          files ? ' (file tools still work, inside the workspace)' : ' and tools.require_sandbox disables the file tools'
+        }: ${NO_SANDBOX_HELP}`,
       },
       executor: null,
+      files,
     };
   }
 }
 
 function limitsNote(kind: ExecutorKind): string {
   if (kind === 'docker') return 'container limits';
-  if (kind === 'native') return 'rlimits only';
+  if (kind === 'native') return 'own uid per workspace, rlimits; no namespaces, network reachable';
   const cg = CgroupLimits.supported();
   return cg.ok ? 'per-run cgroup' : `rlimits only (${cg.reason})`;
 }

@@ -10,6 +10,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Extra clean-up when the deadline passes (e.g. kill a cgroup). */
   onKill?: () => void;
+  /** Bytes the child can read from file descriptor 3 (bwrap `--args 3`). */
+  fd3?: Buffer;
 }
 
 /**
@@ -19,7 +21,17 @@ export interface RunOptions {
 export function runProcess(file: string, args: string[], o: RunOptions): Promise<ExecResult> {
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(file, args, { cwd: o.cwd, env: o.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(file, args, {
+      cwd: o.cwd,
+      env: o.env,
+      detached: true,
+      stdio: o.fd3 ? ['pipe', 'pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe'],
+    });
+    if (o.fd3) {
+      const fd3 = child.stdio[3] as NodeJS.WritableStream & { on(e: 'error', f: () => void): void };
+      fd3.on('error', () => undefined);
+      fd3.end(o.fd3);
+    }
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let outBytes = 0;

@@ -1,91 +1,159 @@
-import { constants } from 'node:fs';
-import { mkdir, open, readdir, lstat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { chmod, lchown, lstat, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { ToolError } from '../tool.port';
-import { SANDBOX_UID } from '../workspace/workspace.locator';
 import { runProcess } from './process.runner';
+import { SandboxedFileOps } from './sandboxed-file-ops';
 import type { DirEntry, ExecRequest, ExecResult, ExecutorProbe, FileRequest, ToolExecutor } from './tool-executor.port';
 
+/** Per-workspace uids live in [BASE, BASE + SPAN): far from any real account. */
+const UID_BASE = 1_000_000_000;
+const UID_SPAN = 1_000_000_000;
+
+/** The uid a workspace's native commands run as: its own, so it cannot touch other workspaces. */
+export function workspaceUid(hostPath: string): number {
+  return UID_BASE + (createHash('sha256').update(hostPath).digest().readUInt32BE(0) % UID_SPAN);
+}
+
+/** Every process whose real uid is `uid` (setsid/double-forked children included). */
+export function processesOf(uid: number): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const status = readFileSync(`/proc/${name}/status`, 'utf8');
+      const m = /^Uid:\s+(\d+)/m.exec(status);
+      if (m && Number(m[1]) === uid) pids.push(Number(name));
+    } catch {
+      // exited while we looked
+    }
+  }
+  return pids;
+}
+
+/** SIGKILLs everything running as `uid` until nothing is left (a fork loop cannot outrun it for long). */
+export async function killUid(uid: number): Promise<void> {
+  for (let round = 0; round < 100; round++) {
+    const pids = processesOf(uid);
+    if (!pids.length) return;
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
 /**
- * Last resort when neither Docker nor bubblewrap is available: no namespace boundary, so what keeps
- * a command in line is the exec policy (applied before it gets here), workspace-only paths, a
- * deadline that kills the whole process group, output caps and rlimits (and an unprivileged uid
- * when the gateway runs as root).
+ * Commands on the host, for owners who opted in (`tools.sandbox: native` plus
+ * `tools.native.acknowledge`) on a machine without Docker or bubblewrap. No namespaces, so:
+ * - it needs root, to run each workspace's commands as a uid of their own (workspace 0700 owned by
+ *   it): one run cannot read or write another workspace, or $NESTCLAW_HOME (the locator strips
+ *   other users' access from everything there but the workspaces);
+ * - runs in one workspace are serialized, and when a run ends or times out every process of that
+ *   uid is killed (setsid and double-forked children included);
+ * - rlimits bound processes (per uid), memory, file size and CPU time.
+ * What it cannot do (documented in ADR 0004): hide the rest of the host's world-readable files and
+ * processes, keep the network out (so `tools.exec.network: false` is refused for it), or stop
+ * user namespaces where the kernel allows them.
  */
 export class RestrictedNativeExecutor implements ToolExecutor {
   readonly kind = 'native' as const;
   readonly isolated = false;
+  /** File tools run as the workspace's uid too, so a command cannot race them with a symlink. */
+  private readonly files = new SandboxedFileOps(
+    (r) => this.exec(r),
+    (f) => f.workspace.hostPath,
+  );
+  private readonly queues = new Map<string, Promise<unknown>>();
 
   async probe(): Promise<ExecutorProbe> {
+    if (process.platform !== 'linux') return { available: false, reason: 'the native executor needs Linux' };
+    if (process.getuid?.() !== 0)
+      return { available: false, reason: 'the native executor needs the gateway to run as root (to give each workspace its own uid)' };
+    for (const bin of ['/usr/bin/setpriv', '/usr/bin/prlimit'])
+      if (!existsSync(bin)) return { available: false, reason: `${bin} not found (apt-get install util-linux)` };
     return { available: true };
   }
 
   exec(req: ExecRequest, signal?: AbortSignal): Promise<ExecResult> {
     if (req.workspace.access === 'none') throw new ToolError('commands need a workspace (workspace.access is none)');
-    const prefix: string[] = [];
-    if (process.getuid?.() === 0) prefix.push('setpriv', `--reuid=${SANDBOX_UID}`, `--regid=${SANDBOX_UID}`, '--clear-groups', '--');
-    prefix.push(
-      'prlimit',
+    // One run per workspace at a time: the end-of-run kill takes everything of the workspace's uid.
+    const key = req.workspace.hostPath;
+    const previous = this.queues.get(key) ?? Promise.resolve();
+    const run = previous.catch(() => undefined).then(() => this.run(req, signal));
+    this.queues.set(key, run);
+    void run.finally(() => {
+      if (this.queues.get(key) === run) this.queues.delete(key);
+    });
+    return run;
+  }
+
+  private async run(req: ExecRequest, signal?: AbortSignal): Promise<ExecResult> {
+    const uid = workspaceUid(req.workspace.hostPath);
+    await claimWorkspace(req.workspace.hostPath, uid, req.workspace.access === 'rw');
+    const argv = [
+      '/usr/bin/setpriv',
+      `--reuid=${uid}`,
+      `--regid=${uid}`,
+      '--clear-groups',
+      '--',
+      '/usr/bin/prlimit',
       '--core=0',
       `--nproc=${req.limits.pids}`,
       `--as=${req.limits.memoryMb * 1024 * 1024}`,
-      `--fsize=${256 * 1024 * 1024}`,
+      `--fsize=${req.maxFileBytes ?? 256 * 1024 * 1024}`,
       `--cpu=${Math.ceil(req.timeoutMs / 1000) + 1}`,
       '--',
-    );
-    const [file, ...args] = [...prefix, ...req.argv];
-    return runProcess(file, args, {
-      stdin: req.stdin,
-      timeoutMs: req.timeoutMs,
-      maxOutputBytes: req.maxOutputBytes,
-      cwd: req.workspace.hostPath,
-      env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: req.workspace.hostPath, LANG: 'C.UTF-8' },
-      signal,
-    });
-  }
-
-  async readFile(f: FileRequest, rel: string, maxBytes: number): Promise<string> {
-    const fh = await open(join(f.workspace.hostPath, rel), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(
-      (e: Error) => {
-        throw new ToolError(`cannot read ${rel}: ${e.message}`);
-      },
-    );
+      ...req.argv,
+    ];
+    const [file, ...args] = argv;
     try {
-      if (!(await fh.stat()).isFile()) throw new ToolError(`${rel} is not a regular file`);
-      const buf = Buffer.alloc(maxBytes);
-      const { bytesRead } = await fh.read(buf, 0, maxBytes, 0);
-      return buf.subarray(0, bytesRead).toString('utf8');
+      return await runProcess(file, args, {
+        stdin: req.stdin,
+        timeoutMs: req.timeoutMs,
+        maxOutputBytes: req.maxOutputBytes,
+        cwd: req.workspace.hostPath,
+        env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: req.workspace.hostPath, LANG: 'C.UTF-8' },
+        signal,
+        onKill: () => void killUid(uid),
+      });
     } finally {
-      await fh.close();
+      await killUid(uid);
     }
   }
 
-  async writeFile(f: FileRequest, rel: string, content: string, append: boolean): Promise<void> {
-    if (f.workspace.access !== 'rw') throw new ToolError('the workspace is read-only');
-    const path = join(f.workspace.hostPath, rel);
-    await mkdir(dirname(path), { recursive: true });
-    const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | (append ? constants.O_APPEND : constants.O_TRUNC);
-    const fh = await open(path, flags, 0o664).catch((e: Error) => {
-      throw new ToolError(`cannot write ${rel}: ${e.message}`);
-    });
-    try {
-      await fh.writeFile(content);
-    } finally {
-      await fh.close();
-    }
+  readFile(f: FileRequest, rel: string, maxBytes: number): Promise<string> {
+    return this.files.readFile(f, rel, maxBytes);
   }
 
-  async listDir(f: FileRequest, rel: string): Promise<DirEntry[]> {
-    const dir = join(f.workspace.hostPath, rel);
-    const names = await readdir(dir).catch((e: Error) => {
-      throw new ToolError(`cannot list ${rel || '.'}: ${e.message}`);
-    });
-    const out: DirEntry[] = [];
-    for (const name of names.sort()) {
-      const st = await lstat(join(dir, name));
-      const type = st.isSymbolicLink() ? 'symlink' : st.isDirectory() ? 'dir' : st.isFile() ? 'file' : 'other';
-      out.push({ name, type, size: st.size });
-    }
-    return out;
+  writeFile(f: FileRequest, rel: string, content: string, append: boolean): Promise<void> {
+    return this.files.writeFile(f, rel, content, append);
+  }
+
+  listDir(f: FileRequest, rel: string): Promise<DirEntry[]> {
+    return this.files.listDir(f, rel);
+  }
+}
+
+/** The workspace (and what is in it) belongs to its uid, mode 0700 (0500 when read-only). */
+async function claimWorkspace(dir: string, uid: number, writable: boolean): Promise<void> {
+  const st = await lstat(dir);
+  if (!st.isDirectory()) throw new ToolError('the workspace is not a directory');
+  if (st.uid !== uid) await chownTree(dir, uid);
+  await chmod(dir, writable ? 0o700 : 0o500);
+}
+
+/** lchown throughout: a symlink in the workspace must never hand its target (/etc/shadow) to the uid. */
+async function chownTree(dir: string, uid: number): Promise<void> {
+  await lchown(dir, uid, uid);
+  for (const e of await readdir(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) await chownTree(p, uid);
+    else await lchown(p, uid, uid).catch(() => undefined);
   }
 }

@@ -17,6 +17,8 @@ export interface ExecRequest {
   /** Give the process a network (off: no network namespace at all). */
   network: boolean;
   maxOutputBytes: number;
+  /** Largest file the command may write (RLIMIT_FSIZE); the workspace quota's room left. */
+  maxFileBytes?: number;
   limits: ExecLimits;
 }
 
@@ -47,7 +49,8 @@ export interface ExecutorProbe {
  * is true for real boundaries (namespaces or containers), false for the restricted native fallback.
  */
 export interface ToolExecutor {
-  readonly kind: ExecutorKind;
+  /** `files-only`: no sandbox, so the file tools work and no command runs. */
+  readonly kind: ExecutorKind | 'files-only';
   readonly isolated: boolean;
   probe(): Promise<ExecutorProbe>;
   exec(req: ExecRequest, signal?: AbortSignal): Promise<ExecResult>;

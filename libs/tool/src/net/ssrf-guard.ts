@@ -17,7 +17,16 @@ export interface SsrfGuardOptions {
 /** Only globally routable unicast addresses are fair game for a tool. */
 export function isPublicAddress(address: string): boolean {
   let ip = ipaddr.parse(address);
-  if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
+  if (ip.kind() === 'ipv6') {
+    const v6 = ip as ipaddr.IPv6;
+    // IPv4-mapped (::ffff:a.b.c.d) and the deprecated IPv4-compatible form (::a.b.c.d, which
+    // ipaddr.js calls unicast): judge the IPv4 address inside.
+    if (v6.isIPv4MappedAddress()) ip = v6.toIPv4Address();
+    else if (v6.parts.slice(0, 6).every((p) => p === 0)) {
+      const [hi, lo] = v6.parts.slice(6);
+      ip = new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]);
+    }
+  }
   return ip.range() === 'unicast';
 }
 

@@ -1,31 +1,13 @@
 /**
  * A strict lexer for the tiny shell subset the allowlist admits: words (bare, '…' or "…" without
  * expansions) separated by blanks, and plain pipes. Everything else is refused with the reason a
- * human would give. It never interprets: the shell parser (sh-syntax) double-checks the structure.
+ * human would give (odd and invisible characters are refused before it runs). It never interprets: the shell parser (sh-syntax) double-checks the structure.
  */
 export type LexResult = { ok: true; segments: string[][]; spans: [number, number][] } | { ok: false; reason: string };
 
-/** Control characters (but tab, LF, CR), soft hyphen, zero-width, bidi and other invisible format characters. */
-function invisible(src: string): string | undefined {
-  for (const ch of src) {
-    const c = ch.codePointAt(0)!;
-    if (
-      (c < 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) ||
-      (c >= 0x7f && c <= 0x9f) ||
-      c === 0xad ||
-      (c >= 0x200b && c <= 0x200f) ||
-      (c >= 0x2028 && c <= 0x202e) ||
-      (c >= 0x2060 && c <= 0x206f) ||
-      c === 0xfeff
-    )
-      return ch;
-  }
-  return undefined;
-}
+const LETTER = /^[\p{L}\p{M}\p{N}]$/u;
 
 export function lexPipeline(src: string): LexResult {
-  const bad = invisible(src);
-  if (bad) return refuse(`invisible or control character U+${bad.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`);
   const segments: string[][] = [[]];
   const spans: [number, number][] = [];
   let segStart = 0;
@@ -88,7 +70,9 @@ export function lexPipeline(src: string): LexResult {
       i = j;
       continue;
     }
-    if (c.charCodeAt(0) > 0x7e) return refuse(`non-ASCII character '${c}' outside quotes (it may imitate a shell operator)`);
+    // Letters and digits of any script are words (中文, café); other non-ASCII may imitate an operator (｜ ； −).
+    if (c.charCodeAt(0) > 0x7e && !LETTER.test(c))
+      return refuse(`non-ASCII character '${c}' outside quotes (it may imitate a shell operator)`);
     word = (word ?? '') + c;
   }
   endWord();

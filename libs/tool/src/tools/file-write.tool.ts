@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ToolsConfig } from '@nestclaw/config';
 import { resolveWorkspacePath } from '../policy/workspace-paths';
 import { Tool, ToolError, ToolRuntime } from '../tool.port';
+import { measureUsage, mib } from '../executor/workspace-quota';
 import { fileRequest } from './file-tools.support';
 
 const input = z.object({
@@ -26,6 +27,13 @@ export class FileWriteTool implements Tool<typeof input> {
   async execute(ctx: ToolRuntime, i: z.output<typeof input>): Promise<string> {
     await this.precheck(i, ctx);
     const p = resolveWorkspacePath(ctx.workspace, i.path);
+    const quota = this.config().limits.workspace_mb * 1024 * 1024;
+    const used = measureUsage(ctx.workspace.hostPath, quota);
+    const adding = Buffer.byteLength(i.content);
+    if (used.over || used.bytes + adding > quota)
+      throw new ToolError(
+        `the workspace quota of ${this.config().limits.workspace_mb} MiB would be exceeded (${mib(used.bytes)} used, writing ${mib(adding)}): delete files first`,
+      );
     await ctx.executor.writeFile(fileRequest(ctx, this.config()), p.relative, i.content, !!i.append);
     return `${i.append ? 'appended' : 'wrote'} ${Buffer.byteLength(i.content)} bytes to ${p.relative}`;
   }

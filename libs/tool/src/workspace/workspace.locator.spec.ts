@@ -1,4 +1,4 @@
-import { mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configSchema, ConfigService } from '@nestclaw/config';
@@ -31,10 +31,29 @@ describe('WorkspaceLocator', () => {
     );
   });
 
-  it('makes the path traversable (not listable) for the sandbox uid when running as root', () => {
-    if (process.getuid?.() !== 0) return;
+  // Ownership and modes only change as root (which CI is): the two cases below each run in one of
+  // the two worlds, and the skipped one shows in the runner's summary.
+  const asRoot = process.getuid?.() === 0 ? it : it.skip;
+  const asUser = process.getuid?.() === 0 ? it.skip : it;
+
+  asRoot(
+    'as root: gives the workspace to the sandbox uid, makes the path traversable (not listable) and closes the rest of the home',
+    () => {
+      writeFileSync(join(home, 'gateway.db'), 'conversations', { mode: 0o644 });
+      mkdirSync(join(home, 'pgdata'), { mode: 0o755 });
+      const fresh = new WorkspaceLocator({ home } as ConfigService);
+      fresh.forContext(ctx, agent({}));
+      expect(statSync(home).mode & 0o007).toBe(0o001);
+      expect(statSync(join(home, 'workspaces', 'agents', 'default')).uid).toBe(65534);
+      expect(statSync(join(home, 'gateway.db')).mode & 0o007).toBe(0);
+      expect(statSync(join(home, 'pgdata')).mode & 0o007).toBe(0);
+    },
+  );
+
+  asUser('as an ordinary user: leaves ownership and modes alone', () => {
+    const before = statSync(home).mode;
     locator.forContext(ctx, agent({}));
-    expect(statSync(home).mode & 0o005).toBe(0o001);
-    expect(statSync(join(home, 'workspaces', 'agents', 'default')).uid).toBe(65534);
+    expect(statSync(home).mode).toBe(before);
+    expect(statSync(join(home, 'workspaces', 'agents', 'default')).uid).toBe(process.getuid?.());
   });
 });

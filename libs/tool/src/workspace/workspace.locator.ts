@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { chmodSync, chownSync, mkdirSync, realpathSync, statSync } from 'node:fs';
+import { chmodSync, chownSync, lstatSync, mkdirSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { AgentConfig, ConfigService } from '@nestclaw/config';
 import type { ToolContext } from '../tool.port';
@@ -19,6 +19,8 @@ const safeSegment = (s: string) => {
  */
 @Injectable()
 export class WorkspaceLocator {
+  private homeProtected = false;
+
   constructor(private readonly config: ConfigService) {}
 
   root(): string {
@@ -36,10 +38,26 @@ export class WorkspaceLocator {
     mkdirSync(dir, { recursive: true, mode: 0o770 });
     // The sandbox runs as an unprivileged uid; when we are root it must own its workspace to write.
     if (process.getuid?.() === 0) {
-      chownSync(dir, SANDBOX_UID, SANDBOX_UID);
+      if (!this.homeProtected) protectHome(this.config.home);
+      this.homeProtected = true;
+      // The native executor gives a workspace its own uid; everything else runs as SANDBOX_UID.
+      if (statSync(dir).uid === 0) chownSync(dir, SANDBOX_UID, SANDBOX_UID);
       allowTraversal(dir, this.config.home);
     }
     return { hostPath: realpathSync(dir), access };
+  }
+}
+
+/**
+ * Other users (every sandbox and native uid) may pass through $NESTCLAW_HOME to reach their
+ * workspace, but not read or enter anything else there: the database, its WAL, tokens, logs.
+ */
+export function protectHome(home: string): void {
+  for (const name of readdirSync(home)) {
+    if (name === 'workspaces') continue;
+    const p = join(home, name);
+    const st = lstatSync(p);
+    if (!st.isSymbolicLink() && st.mode & 0o007) chmodSync(p, st.mode & 0o7770);
   }
 }
 
