@@ -230,6 +230,8 @@ async function main(): Promise<number> {
     NESTCLAW_READY_LINE: '1',
     DATABASE_URL: databaseUrl,
     NODE_OPTIONS: process.env.NESTCLAW_BENCH_GATEWAY_NODE_OPTIONS ?? '--max-old-space-size=256',
+    // Experiments with glibc's allocator (MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD_, …) pass through.
+    ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('MALLOC_'))),
   };
   const gw: GatewayProcess = await startGatewayProcess(env, 30_000);
   cleanups.push(() => {
