@@ -257,6 +257,12 @@ export const configSchema = z
          * disk on every write (about 3 ms per commit on the reference machine).
          */
         synchronous_commit: z.enum(['on', 'off']).default('off'),
+        /**
+         * Longest wait for any one database operation (getting a connection, or one query): past it
+         * the request fails with 503 database_unavailable instead of hanging through a network
+         * partition. Also PostgreSQL's statement_timeout on a real server.
+         */
+        query_timeout: duration.default(5_000),
       })
       .prefault({}),
     models: z.record(z.string(), modelSchema).default({}),

@@ -1,12 +1,15 @@
 import { Logger, OnApplicationShutdown } from '@nestjs/common';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { join } from 'node:path';
-import { Pool, PoolClient } from 'pg';
+import { Pool, PoolClient, PoolConfig } from 'pg';
 import { NestclawError, packageRoot } from '@nestclaw/common';
 import type { ConfigService } from '@nestclaw/config';
 import { startEmbeddedPostgres, EmbeddedPostgres } from './embedded/embedded-postgres';
 import { MigrationReport, pendingMigrations, runMigrations } from './migrations/migration.runner';
 import { PrismaClient } from './generated/prisma/client';
+import { GuardedPool } from './guarded.pool';
+import { Reachability } from './reachability';
+import { QUERY_TIMEOUT_MESSAGE, TimeoutAwareClient, TimeoutAwareClientConfig } from './timeout-aware.client';
 
 const CONNECTION_ERRORS = new Set([
   'ECONNREFUSED',
@@ -21,16 +24,36 @@ const CONNECTION_ERRORS = new Set([
   '08001',
   '08003',
   '08004',
+  // query_canceled: statement_timeout fired on the server.
+  '57014',
+  // Prisma: can't reach server, timed out, server closed the connection, pool timeout.
+  'P1001',
+  'P1002',
+  'P1017',
+  'P2024',
 ]);
 
-/** Maps "cannot reach the database" failures to a 503-class error; other errors pass through. */
+const CONNECTION_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout|Connection closed|The database is not reachable/i;
+
+/**
+ * Maps "cannot reach the database" failures (refused, reset, no answer within
+ * `database.query_timeout`) to a 503-class error; other errors pass through. Follows `cause` so errors
+ * wrapped by Prisma's driver adapter are recognised too.
+ */
 export function asDatabaseError(e: unknown): unknown {
-  const err = e as { code?: string; message?: string };
-  if (
-    (err?.code && CONNECTION_ERRORS.has(err.code)) ||
-    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(err?.message ?? '')
-  ) {
-    return new NestclawError('database_unavailable', 'The database is not reachable; check that PostgreSQL is running (nestclaw doctor)');
+  for (let err = e as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; err && depth < 5; depth++) {
+    if (typeof err !== 'object') break;
+    const code = typeof err.code === 'string' ? err.code : undefined;
+    const message = typeof err.message === 'string' ? err.message : '';
+    if ((code && CONNECTION_ERRORS.has(code)) || CONNECTION_MESSAGES.test(message)) {
+      const why = code === '57014' || message.includes(QUERY_TIMEOUT_MESSAGE) ? 'did not answer in time' : 'is not reachable';
+      return new NestclawError(
+        'database_unavailable',
+        `The database ${why}; check that PostgreSQL is running and reachable (nestclaw doctor)`,
+      );
+    }
+    err = err.cause as typeof err;
   }
   return e;
 }
@@ -57,6 +80,8 @@ export class DatabaseService implements OnApplicationShutdown {
     readonly url: string,
     readonly embedded: EmbeddedPostgres | undefined,
     readonly migrations: MigrationReport | undefined,
+    private readonly reachability: Reachability,
+    private readonly sharedSession: boolean,
   ) {}
 
   static async connect(config: ConfigService, options: DatabaseOptions): Promise<DatabaseService> {
@@ -68,24 +93,23 @@ export class DatabaseService implements OnApplicationShutdown {
       embedded = await startEmbeddedPostgres(config.home, log);
       url = embedded.url;
     }
-    const pool = new Pool({
-      connectionString: url,
-      max: embedded ? Math.min(database.pool_size, 6) : database.pool_size,
-      connectionTimeoutMillis: 3000,
-      idleTimeoutMillis: 30_000,
-      // Real PostgreSQL only: PGlite's socket server does not take startup options.
-      ...(embedded ? {} : { options: `-c synchronous_commit=${database.synchronous_commit}` }),
-    });
-    // An idle client losing its server must not crash the process; queries report it instead.
-    pool.on('error', (e) => DatabaseService.logger.warn(`idle database connection lost: ${e.message}`));
     let report: MigrationReport | undefined;
+    // PGlite behind a socket (embedded, or a DATABASE_URL pointing at one): one shared session.
+    let sharedSession = embedded !== undefined;
     try {
       if (options.migrate) {
-        report = await runMigrations(pool, migrationsDir(), log);
+        // Its own short-lived connection without the request timeouts: a migration may take minutes.
+        const migrator = new Pool({ connectionString: url, max: 1, connectionTimeoutMillis: 10_000 });
+        try {
+          report = await runMigrations(migrator, migrationsDir(), log);
+          const { rows } = await migrator.query<{ version: string }>('SELECT version()');
+          sharedSession ||= /PGlite/i.test(rows[0]?.version ?? '');
+        } finally {
+          await migrator.end().catch(() => undefined);
+        }
         if (report.applied.length) log(`applied ${report.applied.length} migration(s)`);
       }
     } catch (e) {
-      await pool.end().catch(() => undefined);
       await embedded?.stop().catch(() => undefined);
       const mapped = asDatabaseError(e);
       if (mapped instanceof NestclawError) {
@@ -96,16 +120,36 @@ export class DatabaseService implements OnApplicationShutdown {
       }
       throw e;
     }
+    const bound = database.query_timeout;
+    const reachability = new Reachability(url, bound);
+    const poolConfig: PoolConfig & TimeoutAwareClientConfig = {
+      connectionString: url,
+      max: sharedSession ? Math.min(database.pool_size, 6) : database.pool_size,
+      // Every wait on the database is bounded, so a partition fails requests fast instead of hanging them.
+      connectionTimeoutMillis: Math.min(3000, bound),
+      query_timeout: bound,
+      // Notice a peer that vanished without a FIN (partition, dead host) on idle connections too.
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+      idleTimeoutMillis: 30_000,
+      Client: TimeoutAwareClient,
+      // Real PostgreSQL only: PGlite's socket server does not take startup options.
+      ...(sharedSession ? {} : { options: `-c synchronous_commit=${database.synchronous_commit} -c statement_timeout=${bound}` }),
+      reachability,
+    };
+    const pool = new GuardedPool(poolConfig, reachability);
+    // An idle client losing its server must not crash the process; queries report it instead.
+    pool.on('error', (e) => DatabaseService.logger.warn(`idle database connection lost: ${e.message}`));
     const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
-    return new DatabaseService(pool, prisma, url, embedded, report);
+    return new DatabaseService(pool, prisma, url, embedded, report, reachability, sharedSession);
   }
 
   /**
    * A name for a prepared statement, so PostgreSQL parses and plans it once per connection; none on
-   * the embedded server, where every socket shares one PGlite session and names would collide.
+   * PGlite (embedded or behind DATABASE_URL), where every socket shares one session and names would collide.
    */
   statementName(name: string): string | undefined {
-    return this.embedded ? undefined : name;
+    return this.sharedSession ? undefined : name;
   }
 
   /** Runs `fn` in one transaction on one client; network calls never belong inside. */
@@ -113,21 +157,29 @@ export class DatabaseService implements OnApplicationShutdown {
     const client = await this.pool.connect().catch((e: unknown) => {
       throw asDatabaseError(e);
     });
+    let broken: Error | undefined;
     try {
       await client.query('BEGIN');
       const result = await fn(client);
       await client.query('COMMIT');
       return result;
     } catch (e) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw asDatabaseError(e);
+      const mapped = asDatabaseError(e);
+      // A connection that timed out or failed is discarded, not handed to the next caller.
+      if (mapped !== e) broken = e as Error;
+      else await client.query('ROLLBACK').catch((r: Error) => (broken = r));
+      throw mapped;
     } finally {
-      client.release();
+      client.release(broken);
     }
   }
 
   async ping(timeoutMs = 1500): Promise<{ ok: boolean; latencyMs: number; error?: string }> {
     const start = performance.now();
+    // While requests fail fast, a health check asks the database itself (and may end the outage).
+    if (this.reachability.isDown && !(await this.reachability.probe())) {
+      return { ok: false, latencyMs: performance.now() - start, error: 'the database is not reachable' };
+    }
     try {
       await Promise.race([
         this.pool.query('SELECT 1'),
@@ -144,6 +196,7 @@ export class DatabaseService implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.reachability.stop();
     await this.prisma.$disconnect().catch(() => undefined);
     await this.pool.end().catch(() => undefined);
     if (this.embedded?.owned) await this.embedded.stop().catch(() => undefined);

@@ -4,6 +4,7 @@
  * silently as U+FFFD). Refused with a 400 naming the field, never stripped: silently changing what a
  * client sent would make the stored transcript disagree with it.
  */
+// eslint-disable-next-line no-control-regex -- matching NUL is the point
 const INVALID_CHAR = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** What is wrong with `s`, or undefined when it is clean. */
