@@ -32,6 +32,7 @@ export class DiscordChannel implements ChannelAdapter {
     edit: true,
     typing: true,
     buttons: true,
+    idempotentSend: true,
   };
   private readonly logger = new Logger('Discord');
   private readonly client: Client;
@@ -170,7 +171,14 @@ export class DiscordChannel implements ChannelAdapter {
         ),
       ),
     );
-    const sent = await ch.send({ content: out.text, components, allowedMentions: { parse: [] } });
+    // The nonce makes a repeated send (a retry after a crash) return the message already created.
+    const nonce = out.nonce ? `nc${out.nonce}`.slice(0, 25) : undefined;
+    const sent = await ch.send({
+      content: out.text,
+      components,
+      allowedMentions: { parse: [] },
+      ...(nonce ? { nonce, enforceNonce: true } : {}),
+    });
     return { platformMessageId: sent.id };
   }
 
