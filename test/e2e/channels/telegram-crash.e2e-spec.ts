@@ -111,6 +111,35 @@ describe('Telegram channel across a crash', () => {
     running = undefined;
   }, 90_000);
 
+  it('leaves a stray placeholder, never a second reply, when killed after Telegram accepted a send it never confirmed', async () => {
+    const dan = users[3];
+    running = await spawnGateway(env);
+    // The turn's first send (its placeholder) reaches Telegram, but the answer with its id never comes back.
+    tg.stallNext('sendMessage');
+    tg.dm(dan, 'the send that never returned');
+    await tg.waitFor(() => tg.sentTo(dan.id).length === 1, 15_000, 'placeholder created on Telegram');
+    await running.kill9();
+    running = await spawnGateway(env);
+    await tg.waitFor(
+      () => tg.sentTo(dan.id).some((m) => telegramHtmlToText(m.current) === 'echo: the send that never returned'),
+      20_000,
+      'reply after the restart',
+    );
+    await sleep(500);
+    expect(tg.sentTo(dan.id).map((m) => telegramHtmlToText(m.current))).toEqual(['…', 'echo: the send that never returned']);
+    await running.stop();
+    running = undefined;
+    const sql = await openDatabase();
+    try {
+      const rows = await sql.query<{ status: string }>(
+        `SELECT status FROM outbound_messages WHERE chat_id = '${dan.id}' AND kind = 'reply' ORDER BY id`,
+      );
+      expect(rows.map((r) => r.status)).toEqual(['orphaned', 'sent']);
+    } finally {
+      await sql.end();
+    }
+  }, 90_000);
+
   it('loses nothing and doubles nothing across 30 kill -9 under a steady load with 40 ms Bot API latency', async () => {
     const seed = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000);
     const random = prng(seed);
@@ -119,6 +148,7 @@ describe('Telegram channel across a crash', () => {
     tg.latencyMs = 40;
     llm.tokenDelayMs = 15;
     const firstMessage = tg.sent.length;
+    const startedAt = Date.now();
     const requestsBefore = llm.requests.length;
 
     // Steady load: one message every 150 ms, round robin over the users, independent of the gateway's lives.
@@ -166,7 +196,9 @@ describe('Telegram channel across a crash', () => {
     const doubled = texts.filter(({ user, text }) => sent.filter(isReply(user, text)).length > 1);
     const replies = new Set(texts.map(({ user, text }) => `${user.id}:echo: ${text}`));
     const strays = sent.filter((m) => !replies.has(`${m.chat_id}:${final(m)}`));
-    const orphanRows = await sql.query<{ n: string }>(`SELECT count(*) AS n FROM outbound_messages WHERE status = 'orphaned'`);
+    const orphanRows = await sql.query<{ n: string }>(
+      `SELECT count(*) AS n FROM outbound_messages WHERE status = 'orphaned' AND created_at >= to_timestamp(${startedAt / 1000})`,
+    );
     const orphans = Number(orphanRows[0].n);
 
     // The model: per message, no request after its answer was stored; no repeated turn in any prompt.
