@@ -50,6 +50,8 @@ export interface OutboundMessage {
   threadId?: string;
   replyToId?: string;
   buttons?: Button[][];
+  /** Idempotency key: a platform with `idempotentSend` creates one message per key however often it is sent. */
+  nonce?: string;
 }
 
 export interface ChannelCapabilities {
@@ -59,6 +61,8 @@ export interface ChannelCapabilities {
   edit: boolean;
   typing: boolean;
   buttons: boolean;
+  /** Sending twice with the same `nonce` creates one message (Discord's `enforce_nonce`); Telegram has no such key. */
+  idempotentSend: boolean;
 }
 
 /** Resolves once the message is durably stored; only then may the adapter acknowledge it. */

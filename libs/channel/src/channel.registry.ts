@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { ConfigService } from '@nestclaw/config';
 import type { ChannelAdapter } from './channel.port';
-import { ChannelDispatcher } from './channel-dispatcher.service';
+import { InboundPipeline } from './inbound-pipeline.service';
 import { InboundRepository } from './inbound/inbound.repository';
 import { DiscordChannel } from './discord/discord.channel';
 import { TelegramChannel } from './telegram/telegram.channel';
@@ -17,7 +17,7 @@ export class ChannelRegistry implements OnApplicationBootstrap, BeforeApplicatio
 
   constructor(
     private readonly config: ConfigService,
-    private readonly dispatcher: ChannelDispatcher,
+    private readonly pipeline: InboundPipeline,
     private readonly inbound: InboundRepository,
   ) {}
 
@@ -46,10 +46,10 @@ export class ChannelRegistry implements OnApplicationBootstrap, BeforeApplicatio
     if (channels.telegram.enabled) build('telegram', () => new TelegramChannel(channels.telegram));
     if (channels.discord.enabled) build('discord', () => new DiscordChannel(channels.discord));
     if (this.adapters.size === 0) return;
-    await this.dispatcher.recover(this.list());
+    await this.pipeline.recover(this.list());
     for (const adapter of this.adapters.values()) {
       try {
-        await adapter.start((m) => this.dispatcher.accept(adapter, m), await this.inbound.lastSeen(adapter.id));
+        await adapter.start((m) => this.pipeline.accept(adapter, m), await this.inbound.lastSeen(adapter.id));
       } catch (e) {
         // One platform being unreachable must not keep the gateway (or the other channels) down.
         this.logger.error(`${adapter.id} did not start: ${(e as Error).message}`);
@@ -59,6 +59,6 @@ export class ChannelRegistry implements OnApplicationBootstrap, BeforeApplicatio
 
   async beforeApplicationShutdown(): Promise<void> {
     await Promise.allSettled(this.list().map((a) => a.stop()));
-    await this.dispatcher.stop();
+    await this.pipeline.stop();
   }
 }

@@ -1,12 +1,11 @@
 export * from './channel.port';
 export * from './channel.module';
 export * from './channel.registry';
-export * from './channel-dispatcher.service';
 export * from './conversation-log/conversation-log.service';
 export { TelegramChannel } from './telegram/telegram.channel';
 export { DiscordChannel } from './discord/discord.channel';
-export { splitMessage, splitRendered } from './outbound/message-splitter';
-export { toTelegramHtml, toDiscordMarkdown, telegramHtmlToText } from './outbound/markdown';
+export { splitMessage, splitRendered } from './delivery/message-splitter';
+export { toTelegramHtml, toDiscordMarkdown, telegramHtmlToText } from './delivery/markdown';
 export { buildSessionKey, linkedIdentity } from './routing/session-key';
 export type { DmScope, PeerKind, SessionKeyInput } from './routing/session-key';
 export { resolveAgent } from './routing/bindings';

@@ -1,4 +1,4 @@
-import { ChannelDispatcher, ChannelRegistry } from '@nestclaw/channel';
+import { DatabaseService } from '@nestclaw/db';
 import { startGateway } from '../../../apps/gateway/src/bootstrap';
 import { Harness, startHarness } from '../../support/gateway-harness';
 import { DiscordUser, FakeDiscordServer } from '../../fixtures/fake-discord.server';
@@ -17,6 +17,7 @@ describe('Discord channel (discord.js against a fake REST API and gateway)', () 
     h = await startHarness({
       config: {
         channels: { discord: { enabled: true, token: dc.token, api_root: dc.url, allow_from: [dana.id], stream_edit_interval: 50 } },
+        tools: { exec: { allow: ['echo'] } },
         security: { rate_limit: { per_sender: { limit: 100, window: '1m' } } },
       },
     });
@@ -95,34 +96,35 @@ describe('Discord channel (discord.js against a fake REST API and gateway)', () 
   });
 
   it('renders an approval with buttons; only an allowlisted approver decides it', async () => {
-    const decisions: string[] = [];
-    const dispatcher = h.gateway.app.get(ChannelDispatcher);
-    dispatcher.setApprovalDecider({
-      decide: async (id, decision, by) => {
-        decisions.push(`${id}:${decision}:${by}`);
-        return { ok: true, message: `Denied: shell (${id}).` };
-      },
-    });
     const channelId = dc.dmChannelOf(dana);
-    await dispatcher.askApproval(h.gateway.app.get(ChannelRegistry).get('discord')!, channelId, {
-      id: 'ap-7',
-      name: 'shell',
-      input: { command: 'rm -rf /tmp/x' },
-    });
-    const card = dc.postedTo(channelId).at(-1)!;
-    expect(card.components?.[0].components.map((c) => [c.label, c.custom_id])).toEqual([
-      ['Approve', 'ap:ap-7:a'],
-      ['Deny', 'ap:ap-7:d'],
-    ]);
-    const refusedId = dc.press(stranger, card, 'ap:ap-7:a');
+    const before = dc.postedTo(channelId).length;
+    dc.dm(dana, `please run it [tool:shell ${JSON.stringify({ command: 'echo from-discord' })}]`);
+    const card = await dc.waitFor(
+      () =>
+        dc
+          .postedTo(channelId)
+          .slice(before)
+          .find((m) => !!m.components?.length),
+      10_000,
+      'approval card',
+    );
+    const [approve, deny] = card.components![0].components.map((c) => [c.label, c.custom_id]);
+    expect(approve[0]).toBe('Approve');
+    expect(deny[0]).toBe('Deny');
+    expect(approve[1]).toMatch(/^ap:.+:a$/);
+    const refusedId = dc.press(stranger, card, approve[1]);
     await dc.waitFor(() => dc.interactionReplies.find((r) => r.id === refusedId), 5_000, 'refusal');
-    expect(decisions).toEqual([]);
-    dc.press(dana, card, 'ap:ap-7:d');
-    await dc.waitFor(() => decisions.length === 1, 5_000, 'decision');
-    expect(decisions).toEqual([`ap-7:deny:discord:${dana.id}`]);
+    expect(card.current).toContain('Approval needed');
+    dc.press(dana, card, deny[1]);
     await dc.waitFor(() => card.current.startsWith('Denied: shell'), 5_000, 'card updated');
     expect(card.components).toEqual([]);
+    const approvalId = /^ap:(.+):d$/.exec(deny[1])![1];
+    const { rows } = await h.gateway.app
+      .get(DatabaseService)
+      .pool.query<{ status: string; decided_by: string }>(`SELECT status, decided_by FROM tool_approvals WHERE id = $1`, [approvalId]);
+    expect(rows[0]).toEqual({ status: 'denied', decided_by: `discord:${dana.id}` });
   });
+
   it('refuses a 50 MB attachment with a reply and keeps answering', async () => {
     const calls = h.llm.requests.length;
     const { channelId } = dc.dm(dana, 'look at this', {

@@ -17,6 +17,8 @@ import { ChannelAdapter, ChannelCapabilities, InboundMessage, InboundSink, LastS
 
 /** Interactions must be answered within 3 s; older ones are dropped from the map. */
 const INTERACTION_TTL_MS = 15 * 60_000;
+/** How long a send waits for the login before trying anyway (and failing with discord.js's error). */
+const READY_WAIT_MS = 30_000;
 
 /**
  * Discord through discord.js (gateway connection, no public endpoint). The gateway has no
@@ -32,14 +34,19 @@ export class DiscordChannel implements ChannelAdapter {
     edit: true,
     typing: true,
     buttons: true,
+    idempotentSend: true,
   };
   private readonly logger = new Logger('Discord');
   private readonly client: Client;
   private readonly interactions = new Map<string, { interaction: ButtonInteraction; at: number }>();
   private chain: Promise<void> = Promise.resolve();
+  /** Resolves once logged in: replies to messages recovered at start-up wait for it (REST needs the token). */
+  private readonly ready: Promise<void>;
+  private markReady!: () => void;
 
   constructor(private readonly config: ChannelConfig) {
     if (!config.token) throw new Error('channels.discord.token is not set');
+    this.ready = new Promise((resolve) => (this.markReady = resolve));
     const root = config.api_root?.replace(/\/$/, '');
     this.client = new Client({
       intents: [
@@ -82,6 +89,7 @@ export class DiscordChannel implements ChannelAdapter {
     const ready = new Promise<void>((resolve) => this.client.once(Events.ClientReady, () => resolve()));
     await this.client.login(this.config.token);
     await ready;
+    this.markReady();
     this.logger.log(`connected as ${this.client.user?.username ?? '?'}`);
     await this.catchUp(lastSeen, handle);
   }
@@ -153,6 +161,9 @@ export class DiscordChannel implements ChannelAdapter {
   }
 
   private async channel(chatId: string): Promise<SendableChannels> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.ready, new Promise((r) => (timer = setTimeout(r, READY_WAIT_MS)))]);
+    clearTimeout(timer);
     const ch = await this.client.channels.fetch(chatId);
     if (!ch || !ch.isSendable()) throw new Error(`Discord channel ${chatId} cannot receive messages`);
     return ch;
@@ -170,7 +181,14 @@ export class DiscordChannel implements ChannelAdapter {
         ),
       ),
     );
-    const sent = await ch.send({ content: out.text, components, allowedMentions: { parse: [] } });
+    // The nonce makes a repeated send (a retry after a crash) return the message already created.
+    const nonce = out.nonce ? `nc${out.nonce}`.slice(0, 25) : undefined;
+    const sent = await ch.send({
+      content: out.text,
+      components,
+      allowedMentions: { parse: [] },
+      ...(nonce ? { nonce, enforceNonce: true } : {}),
+    });
     return { platformMessageId: sent.id };
   }
 

@@ -16,8 +16,8 @@ const wrap = <T>(p: Promise<T>): Promise<T> =>
   });
 
 /**
- * The durable inbound queue and the outbound send record. A platform message id is stored once:
- * `record` returns null for a redelivery.
+ * The durable inbound queue (the third stage: stored before the adapter acknowledges) and the
+ * channel's session pointers. A platform message id is stored once: `record` returns null for a redelivery.
  */
 @Injectable()
 export class InboundRepository {
@@ -47,34 +47,6 @@ export class InboundRepository {
       ),
     );
     return rows.map((r) => ({ id: r.id, sessionKey: r.session_key, message: r.payload }));
-  }
-
-  async recordOutbound(o: {
-    channel: string;
-    chatId: string;
-    inboundId?: string;
-    part: number;
-    kind: 'reply' | 'preview' | 'notice' | 'pairing' | 'command' | 'approval';
-    platformMessageId: string | null;
-    content: string;
-  }): Promise<void> {
-    await wrap(
-      this.db.pool.query(
-        `INSERT INTO outbound_messages (channel, chat_id, inbound_id, part, kind, platform_message_id, content) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-        [o.channel, o.chatId, o.inboundId ?? null, o.part, o.kind, o.platformMessageId, o.content],
-      ),
-    );
-  }
-
-  /** What was already sent for an inbound message (recovery resumes instead of sending twice). */
-  async sentFor(inboundId: string): Promise<{ kind: string; part: number; platformMessageId: string | null }[]> {
-    const { rows } = await wrap(
-      this.db.pool.query<{ kind: string; part: number; platform_message_id: string | null }>(
-        `SELECT kind, part, platform_message_id FROM outbound_messages WHERE inbound_id = $1 ORDER BY id`,
-        [inboundId],
-      ),
-    );
-    return rows.map((r) => ({ kind: r.kind, part: r.part, platformMessageId: r.platform_message_id }));
   }
 
   /** Newest stored message per chat of a channel (button presses excluded), for catch-up after downtime. */

@@ -3,7 +3,7 @@ import { Telegram, TelegramError } from 'telegraf';
 import type { ChannelConfig } from '@nestclaw/config';
 import type { Update, Message } from 'telegraf/types';
 import { ChannelAdapter, ChannelCapabilities, InboundMessage, InboundSink, MediaRef, OutboundMessage } from '../channel.port';
-import { RetryPolicy, withRetry } from '../outbound/send-retry';
+import { RetryPolicy, withRetry } from '../delivery/send-retry';
 
 const ALLOWED_UPDATES = ['message', 'callback_query', 'channel_post'] as const;
 
@@ -36,7 +36,14 @@ const isParseError = (e: unknown) => e instanceof TelegramError && e.code === 40
  */
 export class TelegramChannel implements ChannelAdapter {
   readonly id = 'telegram';
-  readonly capabilities: ChannelCapabilities = { maxMessageLength: 4096, format: 'telegram-html', edit: true, typing: true, buttons: true };
+  readonly capabilities: ChannelCapabilities = {
+    maxMessageLength: 4096,
+    format: 'telegram-html',
+    edit: true,
+    typing: true,
+    buttons: true,
+    idempotentSend: false,
+  };
   private readonly logger = new Logger('Telegram');
   private readonly telegram: Telegram;
   private abort?: AbortController;

@@ -1,0 +1,118 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { Button, ChannelAdapter, InboundMessage } from '../channel.port';
+import { ConversationLogService } from '../conversation-log/conversation-log.service';
+import { OutboundKind, OutboundRepository, OutboundRow } from './outbound.repository';
+import { plainFallback, PLACEHOLDER, replyParts } from './rendering';
+import { StreamPreview } from './stream-preview';
+
+/**
+ * The last stage: splits a reply into platform messages, sends each once and records it.
+ *
+ * For a message that may be handled again after a crash (it has an inbound row), each part's intent
+ * is recorded before the platform call that creates it, and the final text is always either an edit
+ * of a recorded message or an idempotent send (Discord `nonce`). What is left is a Telegram send the
+ * platform accepted just before the process died, before its id was recorded: the next attempt cannot
+ * know, so it sends a fresh placeholder and leaves that one as an orphaned placeholder, never a second
+ * complete reply. Orphans are logged and kept as `outbound_messages.status = 'orphaned'`.
+ */
+@Injectable()
+export class ReplyDelivery {
+  private readonly logger = new Logger('Delivery');
+
+  constructor(
+    private readonly outbound: OutboundRepository,
+    private readonly log: ConversationLogService,
+  ) {}
+
+  /** A live preview for the reply to `inboundId`; after a restart (`recovered`) it resumes the preview a crashed attempt left. */
+  async preview(
+    adapter: ChannelAdapter,
+    m: InboundMessage,
+    inboundId: string,
+    intervalMs: number,
+    recovered: boolean,
+  ): Promise<StreamPreview> {
+    const first = recovered ? await this.settle(adapter, m, lastOf(await this.outbound.forInbound(inboundId), 'reply', 0)) : undefined;
+    return new StreamPreview(adapter, m.chat.id, m.threadId, intervalMs, first?.platformMessageId ?? undefined, {
+      intend: (text) => this.outbound.intend({ channel: m.channel, chatId: m.chat.id, inboundId, part: 0, kind: 'reply', content: text }),
+      delivered: (rowId, pid) => this.outbound.delivered(rowId, pid, 'preview'),
+    });
+  }
+
+  /**
+   * Delivers `text` for an inbound message exactly once, however often it is called. Replies the
+   * agent did not produce (commands, notices) are also written to the conversation log.
+   */
+  async deliver(
+    adapter: ChannelAdapter,
+    m: InboundMessage,
+    inboundId: string | undefined,
+    text: string,
+    kind: OutboundKind,
+  ): Promise<void> {
+    const parts = replyParts(adapter, text);
+    const rows = inboundId ? await this.outbound.forInbound(inboundId) : [];
+    for (const [i, part] of parts.entries()) {
+      const plain = plainFallback(adapter, part.rendered, part.markdown);
+      const base = { channel: m.channel, chatId: m.chat.id, inboundId, part: i, kind, content: part.markdown };
+      if (!inboundId) {
+        // Nothing will retry this message: send, then record.
+        const sent = await adapter.send({ chatId: m.chat.id, threadId: m.threadId, text: part.rendered, plain });
+        await this.outbound.recordSent({ ...base, platformMessageId: sent.platformMessageId });
+        continue;
+      }
+      const row = await this.settle(adapter, m, lastOf(rows, kind, i));
+      if (row?.status === 'sent') continue;
+      const rowId = row?.id ?? (await this.outbound.intend(base));
+      let pid = row?.platformMessageId ?? undefined;
+      if (!pid && (adapter.capabilities.idempotentSend || !adapter.edit)) {
+        pid = (await adapter.send({ chatId: m.chat.id, threadId: m.threadId, text: part.rendered, plain, nonce: rowId })).platformMessageId;
+      } else {
+        if (!pid) {
+          pid = (await adapter.send({ chatId: m.chat.id, threadId: m.threadId, text: PLACEHOLDER, plain: PLACEHOLDER })).platformMessageId;
+          await this.outbound.delivered(rowId, pid, 'preview');
+        }
+        await adapter.edit?.(m.chat.id, pid, part.rendered, plain);
+      }
+      await this.outbound.delivered(rowId, pid, 'sent', part.markdown);
+    }
+    if (kind !== 'reply') await this.log.append({ direction: 'out', channel: m.channel, endpointId: m.sender.id, content: text });
+  }
+
+  /**
+   * A row whose send a crash cut short (`sending`): with an idempotent send, repeating it returns the
+   * message it created (or creates it), so the row gets its id; otherwise it becomes an orphan.
+   */
+  private async settle(adapter: ChannelAdapter, m: InboundMessage, row: OutboundRow | undefined): Promise<OutboundRow | undefined> {
+    if (row?.status !== 'sending') return row;
+    if (adapter.capabilities.idempotentSend) {
+      const sent = await adapter.send({ chatId: m.chat.id, threadId: m.threadId, text: PLACEHOLDER, plain: PLACEHOLDER, nonce: row.id });
+      await this.outbound.delivered(row.id, sent.platformMessageId, 'preview');
+      return { ...row, status: 'preview', platformMessageId: sent.platformMessageId };
+    }
+    await this.outbound.orphan(row.id);
+    this.logger.warn(
+      `a ${m.channel} send to chat ${m.chat.id} was cut short by a restart and may have arrived: a fresh copy is sent ` +
+        `and any earlier one stays a placeholder (outbound_messages ${row.id} marked orphaned)`,
+    );
+    return undefined;
+  }
+
+  /** Sends a message with buttons (an approval card): never retried, so recorded once it is sent. */
+  async card(adapter: ChannelAdapter, m: InboundMessage, text: string, buttons?: Button[][]): Promise<void> {
+    const [first, ...rest] = replyParts(adapter, text);
+    const sent = await adapter.send({
+      chatId: m.chat.id,
+      threadId: m.threadId,
+      text: first.rendered,
+      plain: plainFallback(adapter, first.rendered, first.markdown),
+      buttons,
+    });
+    const base = { channel: m.channel, chatId: m.chat.id, part: 0, kind: 'approval' as const, content: first.markdown };
+    await this.outbound.recordSent({ ...base, platformMessageId: sent.platformMessageId });
+    if (rest.length) this.logger.warn(`an approval card for chat ${m.chat.id} was cut to one message`);
+    await this.log.append({ direction: 'out', channel: m.channel, endpointId: m.sender.id, content: text });
+  }
+}
+
+const lastOf = (rows: OutboundRow[], kind: OutboundKind, part: number) => rows.filter((r) => r.kind === kind && r.part === part).at(-1);

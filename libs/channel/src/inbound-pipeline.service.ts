@@ -1,0 +1,115 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { KeyedQueue } from '@nestclaw/common';
+import { Access, AccessPolicy } from './access/access-policy';
+import type { ChannelAdapter, InboundMessage } from './channel.port';
+import { ChatCommands, isImmediate, parseCommand } from './commands/chat-commands';
+import { ReplyDelivery } from './delivery/reply-delivery.service';
+import { InboundRepository } from './inbound/inbound.repository';
+import { MessageRouter, Routed } from './routing/message-router';
+import { ChannelTurnRunner } from './turn/channel-turn.runner';
+
+/**
+ * The path of one inbound message, each stage visited once and in this order:
+ * access (allow / pair / refuse) → routing (agent, session key) → inbound (durable record, dedupe;
+ * the adapter may acknowledge once it is stored) → command or turn → delivery (split, send, record).
+ * Messages of one session run in order; commands that concern a run in progress skip the queue.
+ */
+@Injectable()
+export class InboundPipeline {
+  private readonly logger = new Logger('Channels');
+  private readonly queue = new KeyedQueue();
+  private readonly inflight = new Set<Promise<unknown>>();
+  private stopping = false;
+
+  constructor(
+    private readonly access: AccessPolicy,
+    private readonly router: MessageRouter,
+    private readonly inbound: InboundRepository,
+    private readonly commands: ChatCommands,
+    private readonly turns: ChannelTurnRunner,
+    private readonly delivery: ReplyDelivery,
+  ) {}
+
+  /** The adapter's sink: resolves once the message is stored (or deliberately dropped). */
+  async accept(adapter: ChannelAdapter, m: InboundMessage): Promise<void> {
+    if (m.sender.isBot) return;
+    if (m.callback) {
+      const id = await this.inbound.record(m, `callback:${m.channel}`, 'answered');
+      if (id) this.track(this.commands.press(adapter, m));
+      return;
+    }
+    const access = await this.access.decide(m);
+    if (access.kind === 'ignore') return;
+    const routed = this.router.route(m);
+    const id = await this.inbound.record(m, routed.sessionKey, access.kind === 'allow' ? 'received' : 'refused');
+    if (!id) return; // a redelivery: stored and handled the first time
+    if (access.kind !== 'allow') return this.track(this.refuse(adapter, m, access));
+    const command = parseCommand(m.text, this.router.commandPrefix());
+    // /stop must not wait behind the run it stops.
+    if (command && isImmediate(command)) return this.track(this.answer(adapter, id, m, routed, false));
+    this.enqueue(adapter, id, m, routed, false);
+  }
+
+  /** Queued and unanswered messages from before a stop or crash, in their original order. */
+  async recover(adapters: ChannelAdapter[]): Promise<number> {
+    const byId = new Map(adapters.map((a) => [a.id, a]));
+    const rows = await this.inbound.unanswered([...byId.keys()]);
+    for (const row of rows)
+      this.enqueue(
+        byId.get(row.message.channel)!,
+        row.id,
+        row.message,
+        { ...this.router.route(row.message), sessionKey: row.sessionKey },
+        true,
+      );
+    if (rows.length) this.logger.log(`answering ${rows.length} message(s) received before the last stop`);
+    return rows.length;
+  }
+
+  /** Stops taking work: runs are aborted and their messages stay queued for the next start. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.turns.stop();
+    await Promise.allSettled([...this.inflight]);
+    await this.queue.drain();
+  }
+
+  private track(p: Promise<unknown>): void {
+    const t = p.catch((e: unknown) => this.logger.error(`channel task failed: ${(e as Error).stack ?? String(e)}`));
+    this.inflight.add(t);
+    void t.finally(() => this.inflight.delete(t));
+  }
+
+  private enqueue(adapter: ChannelAdapter, id: string, m: InboundMessage, routed: Routed, recovered: boolean): void {
+    this.track(
+      this.queue.run(routed.sessionKey, () => (this.stopping ? Promise.resolve() : this.answer(adapter, id, m, routed, recovered))),
+    );
+  }
+
+  private async refuse(adapter: ChannelAdapter, m: InboundMessage, access: Access): Promise<void> {
+    const reply = await this.access.refusalReply(m, access);
+    // Refused rows are never retried, so nothing can send this twice.
+    if (reply) await this.delivery.deliver(adapter, m, undefined, reply.text, reply.kind);
+  }
+
+  /** A stored message's command or turn, then its delivery, then the record that it was answered. */
+  private async answer(adapter: ChannelAdapter, id: string, m: InboundMessage, routed: Routed, recovered: boolean): Promise<void> {
+    const command = parseCommand(m.text, this.router.commandPrefix());
+    if (command) {
+      const text = await this.commands.run(m, routed, command);
+      await this.delivery.deliver(adapter, m, id, text, 'command');
+      return this.inbound.finish(id, 'answered');
+    }
+    const outcome = await this.turns.run(adapter, id, m, routed, recovered);
+    if (outcome.kind === 'requeue') return;
+    let status = outcome.status;
+    try {
+      await this.delivery.deliver(adapter, m, id, outcome.text, 'reply');
+    } catch (e) {
+      // Retries are spent (or the chat refuses us, e.g. the user blocked the bot): do not retry this at every start.
+      this.logger.warn(`could not deliver the reply to ${m.channel} chat ${m.chat.id}: ${(e as Error).message}`);
+      status = 'failed';
+    }
+    await this.inbound.finish(id, status);
+  }
+}
