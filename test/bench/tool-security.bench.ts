@@ -11,7 +11,7 @@
  * Results are printed and written to bench-results/tool-security-<time>.json.
  */
 import Module from 'node:module';
-import { chownSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type * as ToolLib from '@nestclaw/tool';
@@ -78,7 +78,7 @@ async function quota() {
     const ws = join(base, 'ws');
     mkdirSync(ws);
     if (process.getuid?.() === 0) chownSync(ws, 65534, 65534);
-    writeFileSync(join(base, '.keep'), '');
+    if (process.getuid?.() === 0) chmodSync(base, 0o711); // the sandbox uid passes through, as under $NESTCLAW_HOME
     const shell = new tool.ShellTool(
       () => configSchema.parse({ tools: { exec: { security: 'full', timeout: 120_000 }, limits: { workspace_mb: quotaMb, memory_mb: 256 } } }).tools,
     );

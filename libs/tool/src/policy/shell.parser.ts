@@ -40,12 +40,13 @@ const WASM_PATH = findWasm();
  * live forever (measured here: an instance fails inside its GC after 190–310 KB of 270 B–2.7 KB
  * inputs; 32 KB keeps a 6× margin). A failing instance is dropped and the parse retried once.
  */
-const PARSES_PER_INSTANCE = 200;
+const PARSES_PER_INSTANCE = 1000;
 const BYTES_PER_INSTANCE = 32 * 1024;
 const LANG_BASH = 0;
 
 let compiled: Promise<unknown> | undefined;
 let current: { exports: Promise<Exports>; uses: number; bytes: number } | undefined;
+let spare: Promise<Exports> | undefined;
 /** Parses run one at a time: the Go instance is single-threaded and shared. */
 let queue: Promise<unknown> = Promise.resolve();
 
@@ -68,8 +69,12 @@ const decoder = new TextDecoder();
  */
 async function parseWithInstance(source: string, retried = false): Promise<File> {
   const size = Buffer.byteLength(source);
-  if (!current || current.uses >= PARSES_PER_INSTANCE || (current.uses > 0 && current.bytes + size > BYTES_PER_INSTANCE))
-    current = { exports: instantiate(), uses: 0, bytes: 0 };
+  if (!current || current.uses >= PARSES_PER_INSTANCE || (current.uses > 0 && current.bytes + size > BYTES_PER_INSTANCE)) {
+    // Take the spare started in the background, and start the next one: no check waits for a start-up.
+    current = { exports: spare ?? instantiate(), uses: 0, bytes: 0 };
+    spare = instantiate();
+    spare.catch(() => (spare = undefined));
+  }
   current.uses++;
   current.bytes += size;
   const x = await current.exports;
