@@ -80,13 +80,18 @@ async function quota() {
     if (process.getuid?.() === 0) chownSync(ws, 65534, 65534);
     if (process.getuid?.() === 0) chmodSync(base, 0o711); // the sandbox uid passes through, as under $NESTCLAW_HOME
     const shell = new tool.ShellTool(
-      () => configSchema.parse({ tools: { exec: { security: 'full', timeout: 120_000 }, limits: { workspace_mb: quotaMb, memory_mb: 256 } } }).tools,
+      () =>
+        configSchema.parse({ tools: { exec: { security: 'full', timeout: 120_000 }, limits: { workspace_mb: quotaMb, memory_mb: 256 } } })
+          .tools,
     );
     const runtime = { sessionId: 's', turnId: 't', agentId: 'a', workspace: { hostPath: ws, access: 'rw' as const }, executor };
     const overs: number[] = [];
     for (const [label, command] of [
       ['many 8 MiB files', 'i=0; while [ $i -lt 1000 ]; do dd if=/dev/zero of=f$i bs=1M count=8 2>/dev/null; i=$((i+1)); done'],
-      ['two parallel writers, 4 MiB files', 'for w in a b; do (i=0; while [ $i -lt 1000 ]; do dd if=/dev/zero of=$w$i bs=1M count=4 2>/dev/null; i=$((i+1)); done) & done; wait'],
+      [
+        'two parallel writers, 4 MiB files',
+        'for w in a b; do (i=0; while [ $i -lt 1000 ]; do dd if=/dev/zero of=$w$i bs=1M count=4 2>/dev/null; i=$((i+1)); done) & done; wait',
+      ],
       ['one big file', 'dd if=/dev/zero of=big bs=1M count=4096 2>&1'],
     ] as const) {
       rmSync(ws, { recursive: true, force: true });
