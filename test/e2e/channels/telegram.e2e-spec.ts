@@ -159,6 +159,8 @@ describe('Telegram channel (telegraf against a fake Bot API)', () => {
     expect(card.reply_markup!.inline_keyboard![0].map((b) => b.text)).toEqual(['Approve', 'Deny']);
     expect(telegramHtmlToText(card.text)).toContain('shell');
     expect(telegramHtmlToText(card.text)).toContain(command);
+    // echo has no spec (tools.exec.allow): the card says its arguments are unchecked.
+    expect(telegramHtmlToText(card.text)).toContain("UNCHECKED: 'echo'");
     const data = card.reply_markup!.inline_keyboard![0][0].callback_data;
 
     const answered = tg.callsOf('answerCallbackQuery').length;

@@ -175,9 +175,21 @@ function escapeSuite(name: string, executor: () => ToolExecutor, caps: Caps) {
     }, 20_000);
 
     it('has a writable /tmp for the sandbox user', async () => {
-      const r = await executor().exec(request('echo tmp-ok > /tmp/probe-$$ && cat /tmp/probe-$$'));
+      const r = await executor().exec(request('echo tmp-ok > /tmp/probe-$$ && cat /tmp/probe-$$; rm -f /tmp/probe-$$'));
       expect(r.stdout).toContain('tmp-ok');
     });
+
+    if (caps.hidesHost)
+      it('bounds /tmp at 64 MiB, so it is no way around the workspace quota', async () => {
+        const r = await executor().exec(
+          request(
+            'i=0; while [ $i -lt 40 ]; do dd if=/dev/zero of=/tmp/f$i bs=1M count=4 2>/dev/null || break; i=$((i+1)); done; echo wrote=$i',
+            20_000,
+          ),
+        );
+        const wrote = Number(/wrote=(\d+)/.exec(r.stdout)?.[1]);
+        expect(wrote).toBeLessThanOrEqual(16);
+      }, 30_000);
 
     if (caps.hidesHost)
       it('shows no host paths: /proc/1/cmdline, PWD and the environment', async () => {

@@ -12,6 +12,7 @@ const ETC_FILES = ['/etc/alternatives', '/etc/ld.so.cache', '/etc/localtime'];
 const NET_ETC_FILES = ['/etc/resolv.conf', '/etc/hosts', '/etc/nsswitch.conf', '/etc/ssl', '/etc/ca-certificates'];
 const SANDBOX_PATH = '/usr/local/bin:/usr/bin:/bin';
 const DEFAULT_MAX_FILE_BYTES = 256 * 1024 * 1024;
+const TMP_BYTES = 64 * 1024 * 1024;
 
 /**
  * Linux namespaces through bubblewrap: every namespace unshared (no network unless allowed), system
@@ -58,7 +59,8 @@ export class BubblewrapExecutor implements ToolExecutor {
       else a.push('--ro-bind', dir, dir);
     }
     for (const f of req.network ? [...ETC_FILES, ...NET_ETC_FILES] : ETC_FILES) a.push('--ro-bind-try', f, f);
-    a.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');
+    // /tmp is memory: 64 MiB like Docker's, so it cannot be the way around the workspace quota.
+    a.push('--proc', '/proc', '--dev', '/dev', '--size', String(TMP_BYTES), '--tmpfs', '/tmp');
     let cwd = '/tmp';
     if (req.workspace.access !== 'none') {
       a.push(req.workspace.access === 'rw' ? '--bind' : '--ro-bind', req.workspace.hostPath, SANDBOX_WORKSPACE);
