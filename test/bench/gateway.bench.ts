@@ -24,6 +24,8 @@
  *     10 concurrent clients (a new session every 10 turns), comparing after 1,000 with the end;
  *   - prompt tokens the model receives for "hello" on a fresh session.
  * Nothing is forced (no --expose-gc): RSS is what the process holds.
+ * Memory under abuse (10,000 malformed inputs incl. 1–8 MB bodies and bad WebSocket frames, then
+ * 10,000 turns, then idle) is `npm run soak` (soak.bench.ts), on the same process helpers.
  *
  * Options (after `npm run bench --`):
  *   --quick          smaller counts (smoke run, ~30 s)

@@ -4,7 +4,8 @@
  * Same three processes as `npm run bench` (bench-support.ts): this one, the fake LLM and the
  * gateway from the webpack bundle with the heap cap `npm start` uses, on a fresh PostgreSQL
  * database. Then:
- *   1. RSS after start-up and a short settle ("before");
+ *   1. RSS after a warm-up (50 turns, each malformed case 10 times: code compiled once is not growth)
+ *      and a short settle ("before");
  *   2. 10,000 malformed inputs from 10 concurrent clients: bodies of 1–8 MB (with and without
  *      Content-Length), invalid JSON, wrong types, NUL characters, deep nesting, prototype keys,
  *      bad percent-encoding, unknown routes, and WebSocket abuse (1–8 MB frames, invalid UTF-8,
@@ -233,52 +234,60 @@ async function main(): Promise<number> {
     // Experiments with glibc's allocator (MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD_, …) pass through.
     ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('MALLOC_'))),
   };
-  const gw: GatewayProcess = await startGatewayProcess(env, 30_000);
+  const gw: GatewayProcess = await startGatewayProcess(env, 120_000);
   cleanups.push(() => {
     if (gw.child.exitCode === null) gw.child.kill('SIGTERM');
   });
   const base = gw.url;
   const target = gatewayTarget(base, new Agent({ keepAlive: true, maxSockets: CONCURRENCY }));
-  // A few turns so the "before" figure includes loaded code, then settle.
-  await concurrent(target, 50, 5, SESSION_TURNS, 'warm', 60_000);
-  await sleep(5000);
-  const before = memoryOf(gw.pid);
-  log(`gateway pid ${gw.pid}: RSS before ${before.rssMb} MB`);
-
   const statuses = new Map<string, number>();
   const serverErrors: string[] = [];
-  let next = 0;
   let wsCases = 0;
+  let peak = 0;
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  /** Sends `count` malformed inputs from CONCURRENCY clients; every HTTP answer must be a 4xx. */
+  const abuse = async (count: number, report: boolean) => {
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < count) {
+          const i = next++;
+          const c = malformedCase(i);
+          if (c.kind === 'ws') {
+            if (report) wsCases++;
+            await c.run(base);
+            continue;
+          }
+          const status = await c.run(base, agent);
+          if (typeof status === 'number' && (status >= 500 || status < 400)) serverErrors.push(`case ${i % 20}: ${status}`);
+          if (!report) continue;
+          const key = String(status);
+          statuses.set(key, (statuses.get(key) ?? 0) + 1);
+          if (i % 500 === 0) {
+            peak = Math.max(peak, memoryOf(gw.pid).rssMb);
+            log(`${i} malformed inputs sent`);
+          }
+        }
+      }),
+    );
+  };
+  // Warm-up: a few turns and every malformed case ten times, so "before" includes the code those paths
+  // load and compile once (not growth); then settle.
+  await concurrent(target, 50, 5, SESSION_TURNS, 'warm', 120_000);
+  await abuse(200, false);
+  await sleep(5000);
+  const before = memoryOf(gw.pid);
+  peak = before.rssMb;
+  log(`gateway pid ${gw.pid}: RSS before ${before.rssMb} MB (after warm-up)`);
   const malformedStarted = now();
-  let peak = before.rssMb;
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < MALFORMED) {
-        const i = next++;
-        const c = malformedCase(i);
-        if (c.kind === 'ws') {
-          wsCases++;
-          await c.run(base);
-          continue;
-        }
-        const status = await c.run(base, agent);
-        const key = String(status);
-        statuses.set(key, (statuses.get(key) ?? 0) + 1);
-        if (typeof status === 'number' && (status >= 500 || status < 400)) serverErrors.push(`case ${i % 20}: ${status}`);
-        if (i % 500 === 0) {
-          peak = Math.max(peak, memoryOf(gw.pid).rssMb);
-          log(`${i} malformed inputs sent`);
-        }
-      }
-    }),
-  );
+  await abuse(MALFORMED, true);
+
   if (gw.child.exitCode !== null) throw new Error('the gateway exited during the malformed inputs');
   const afterMalformed = memoryOf(gw.pid);
   const malformedSec = (now() - malformedStarted) / 1000;
   log(`${MALFORMED} malformed inputs (${wsCases} over WebSocket) in ${malformedSec.toFixed(1)} s; RSS ${afterMalformed.rssMb} MB`);
 
-  const run = await concurrent(target, TURNS, CONCURRENCY, SESSION_TURNS, 'soak', 600_000, (n) => {
+  const run = await concurrent(target, TURNS, CONCURRENCY, SESSION_TURNS, 'soak', 1_800_000, (n) => {
     if (n % 2000 === 0) log(`${n} turns`);
   });
   const afterTurns = memoryOf(gw.pid);

@@ -16,6 +16,9 @@ export class SseStream {
       ...extraHeaders,
     });
     res.flushHeaders();
+    // A client that goes away mid-stream must not turn later writes into an unhandled 'error' event.
+    res.on('error', () => (this.ended = true));
+    res.on('close', () => (this.ended = true));
   }
 
   event(name: string, data: unknown): void {
