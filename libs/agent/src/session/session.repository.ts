@@ -86,6 +86,45 @@ export interface SessionSummary {
   updatedAt: string;
 }
 
+/** Completes attempts whose `llm_calls` rows were written when they started ($13–$23, ids in $28). */
+const COMPLETE_CALLS_SQL = `
+      ), cu AS (
+        UPDATE llm_calls l SET provider = x.provider, model = x.model, attempt = x.attempt, is_fallback = x.is_fallback,
+               input_tokens = x.input_tokens, output_tokens = x.output_tokens, cached_input_tokens = x.cached_input_tokens,
+               cost_usd = x.cost_usd, latency_ms = x.latency_ms, status = x.status, error_code = x.error_code
+          FROM unnest($13::text[], $14::text[], $15::int[], $16::bool[], $17::int[], $18::int[], $19::int[],
+                      $20::numeric[], $21::int[], $22::text[], $23::text[], $28::bigint[])
+            AS x(provider, model, attempt, is_fallback, input_tokens, output_tokens, cached_input_tokens, cost_usd, latency_ms,
+                 status, error_code, ledger_id)
+         WHERE l.id = x.ledger_id`;
+
+/**
+ * The general form: completes rows written at start, adds replays (no request, no row yet), deletes a
+ * row written ahead that no attempt used ($29) and writes one ahead for the next call ($30, $31).
+ */
+const RECORD_CALLS_SQL = `
+      ), x AS (
+        SELECT * FROM unnest($13::text[], $14::text[], $15::int[], $16::bool[], $17::int[], $18::int[], $19::int[],
+                             $20::numeric[], $21::int[], $22::text[], $23::text[], $28::bigint[])
+          AS x(provider, model, attempt, is_fallback, input_tokens, output_tokens, cached_input_tokens, cost_usd, latency_ms,
+               status, error_code, ledger_id)
+      ), c AS (
+        -- Attempts whose row was written when they started are completed; replays (no request) are added.
+        INSERT INTO llm_calls (session_id, turn_id, provider, model, attempt, is_fallback, input_tokens, output_tokens,
+                               cached_input_tokens, cost_usd, latency_ms, status, error_code)
+        SELECT $1, $2, provider, model, attempt, is_fallback, input_tokens, output_tokens, cached_input_tokens, cost_usd,
+               latency_ms, status, error_code FROM x WHERE ledger_id IS NULL
+      ), cu AS (
+        UPDATE llm_calls l SET provider = x.provider, model = x.model, attempt = x.attempt, is_fallback = x.is_fallback,
+               input_tokens = x.input_tokens, output_tokens = x.output_tokens, cached_input_tokens = x.cached_input_tokens,
+               cost_usd = x.cost_usd, latency_ms = x.latency_ms, status = x.status, error_code = x.error_code
+          FROM x WHERE l.id = x.ledger_id
+      ), cd AS (
+        DELETE FROM llm_calls WHERE $29::bigint IS NOT NULL AND id = $29 AND status = 'started'
+      ), cn AS (
+        INSERT INTO llm_calls (session_id, turn_id, provider, model, latency_ms, status)
+        SELECT $1, $2, $30, $31, 0, 'started' FROM s WHERE $30::text IS NOT NULL RETURNING id`;
+
 /**
  * Session and transcript storage. The turn path is two statements (open, close) so a turn costs two
  * round trips however many tables it touches; reads for the API go through Prisma.
@@ -166,6 +205,10 @@ export class SessionRepository {
     const msgs = p.messages;
     const calls = p.calls;
     const sum = (f: (c: LlmCallRecord) => number) => calls.reduce((a, c) => a + f(c), 0);
+    // The usual case (every attempt's row written when it started, nothing to add or delete) has its
+    // own, smaller statement: this runs once per turn on the hot path.
+    const onlyUpdates = calls.every((c) => c.ledgerId) && !p.unusedCallId && !p.plannedCall;
+    const ledger = onlyUpdates ? COMPLETE_CALLS_SQL : RECORD_CALLS_SQL;
     const sql = `
       WITH s AS (
         UPDATE sessions SET last_seq = last_seq + $3::int, updated_at = now(),
@@ -177,71 +220,52 @@ export class SessionRepository {
         SELECT $1, s.base + x.ord, $2, x.role, x.content, x.tool_calls, x.tool_call_id, x.tool_name, x.status
         FROM s, unnest($4::text[], $5::text[], $6::jsonb[], $7::text[], $8::text[], $9::text[])
           WITH ORDINALITY AS x(role, content, tool_calls, tool_call_id, tool_name, status, ord)
-      ), x AS (
-        SELECT * FROM unnest($13::text[], $14::text[], $15::int[], $16::bool[], $17::int[], $18::int[], $19::int[],
-                             $20::numeric[], $21::int[], $22::text[], $23::text[], $28::bigint[])
-          AS x(provider, model, attempt, is_fallback, input_tokens, output_tokens, cached_input_tokens, cost_usd, latency_ms,
-               status, error_code, ledger_id)
-      ), c AS (
-        -- Attempts whose row was written when they started are completed; replays (no request) are added.
-        INSERT INTO llm_calls (session_id, turn_id, provider, model, attempt, is_fallback, input_tokens, output_tokens,
-                               cached_input_tokens, cost_usd, latency_ms, status, error_code)
-        SELECT $1, $2, provider, model, attempt, is_fallback, input_tokens, output_tokens, cached_input_tokens, cost_usd,
-               latency_ms, status, error_code FROM x WHERE ledger_id IS NULL
-      ), cu AS (
-        UPDATE llm_calls l SET provider = x.provider, model = x.model, attempt = x.attempt, is_fallback = x.is_fallback,
-               input_tokens = x.input_tokens, output_tokens = x.output_tokens, cached_input_tokens = x.cached_input_tokens,
-               cost_usd = x.cost_usd, latency_ms = x.latency_ms, status = x.status, error_code = x.error_code
-          FROM x WHERE l.id = x.ledger_id
-      ), cd AS (
-        DELETE FROM llm_calls WHERE $29::bigint IS NOT NULL AND id = $29 AND status = 'started'
-      ), cn AS (
-        INSERT INTO llm_calls (session_id, turn_id, provider, model, latency_ms, status)
-        SELECT $1, $2, $30, $31, 0, 'started' FROM s WHERE $30::text IS NOT NULL RETURNING id
+${ledger}
       ), u AS (
         UPDATE messages SET status = $24 WHERE $24::text IS NOT NULL AND session_id = $1 AND turn_id = $2 AND status = 'pending'
       ), l AS (
         INSERT INTO conversation_log (direction, channel, endpoint_id, session_id, content)
         SELECT 'out', $25, $26, $1, $27 WHERE $24::text IS NOT NULL
       )
-      SELECT base, (SELECT id::text FROM cn) AS call_id FROM s`;
+      SELECT base${onlyUpdates ? '' : ', (SELECT id::text FROM cn) AS call_id'} FROM s`;
     try {
-      const { rows } = await this.db.pool.query<{ call_id: string | null }>({
-        name: this.db.statementName('nestclaw_record_progress'),
+      const values = [
+        p.sessionId,
+        p.turnId,
+        msgs.length,
+        msgs.map((m) => m.role),
+        msgs.map((m) => m.content),
+        msgs.map((m) => (m.toolCalls?.length ? JSON.stringify(m.toolCalls) : null)),
+        msgs.map((m) => m.toolCallId ?? null),
+        msgs.map((m) => m.toolName ?? null),
+        msgs.map((m) => m.status ?? 'ok'),
+        sum((c) => c.usage.inputTokens),
+        sum((c) => c.usage.outputTokens),
+        sum((c) => c.costUsd).toFixed(8),
+        calls.map((c) => c.provider),
+        calls.map((c) => c.model),
+        calls.map((c) => c.attempt),
+        calls.map((c) => c.isFallback),
+        calls.map((c) => c.usage.inputTokens),
+        calls.map((c) => c.usage.outputTokens),
+        calls.map((c) => c.usage.cachedInputTokens),
+        calls.map((c) => c.costUsd.toFixed(8)),
+        calls.map((c) => c.latencyMs),
+        calls.map((c) => c.status),
+        calls.map((c) => c.errorCode ?? null),
+        p.close?.status ?? null,
+        p.close?.channel ?? null,
+        p.close?.endpointId ?? null,
+        p.close?.reply ?? null,
+        calls.map((c) => c.ledgerId ?? null),
+        p.unusedCallId ?? null,
+        p.plannedCall?.provider ?? null,
+        p.plannedCall?.model ?? null,
+      ];
+      const { rows } = await this.db.pool.query<{ call_id?: string | null }>({
+        name: this.db.statementName(onlyUpdates ? 'nestclaw_complete_turn' : 'nestclaw_record_progress'),
         text: sql,
-        values: [
-          p.sessionId,
-          p.turnId,
-          msgs.length,
-          msgs.map((m) => m.role),
-          msgs.map((m) => m.content),
-          msgs.map((m) => (m.toolCalls?.length ? JSON.stringify(m.toolCalls) : null)),
-          msgs.map((m) => m.toolCallId ?? null),
-          msgs.map((m) => m.toolName ?? null),
-          msgs.map((m) => m.status ?? 'ok'),
-          sum((c) => c.usage.inputTokens),
-          sum((c) => c.usage.outputTokens),
-          sum((c) => c.costUsd).toFixed(8),
-          calls.map((c) => c.provider),
-          calls.map((c) => c.model),
-          calls.map((c) => c.attempt),
-          calls.map((c) => c.isFallback),
-          calls.map((c) => c.usage.inputTokens),
-          calls.map((c) => c.usage.outputTokens),
-          calls.map((c) => c.usage.cachedInputTokens),
-          calls.map((c) => c.costUsd.toFixed(8)),
-          calls.map((c) => c.latencyMs),
-          calls.map((c) => c.status),
-          calls.map((c) => c.errorCode ?? null),
-          p.close?.status ?? null,
-          p.close?.channel ?? null,
-          p.close?.endpointId ?? null,
-          p.close?.reply ?? null,
-          calls.map((c) => c.ledgerId ?? null),
-          p.unusedCallId ?? null,
-          p.plannedCall?.provider ?? null,
-          p.plannedCall?.model ?? null,
-        ],
+        values: onlyUpdates ? values.slice(0, 28) : values,
       });
       return rows[0]?.call_id ?? undefined;
     } catch (e) {
