@@ -253,24 +253,17 @@ describe('Telegram channel (telegraf against a fake Bot API)', () => {
   });
 
   it('records every reply it sends with the platform message id', async () => {
-    const { Client } = await import('pg');
-    const c = new Client({ connectionString: h.db.url });
-    await c.connect();
-    try {
-      const { rows } = await c.query<{ platform_message_id: string; kind: string }>(
-        `SELECT platform_message_id, kind FROM outbound_messages WHERE channel = 'telegram' AND chat_id = $1`,
-        [String(alice.id)],
-      );
-      const sentIds = new Set(tg.sentTo(alice.id).map((m) => String(m.message_id)));
-      expect(rows.length).toBeGreaterThan(20);
-      for (const r of rows) expect(sentIds.has(r.platform_message_id)).toBe(true);
-      const { rows: inbound } = await c.query<{ n: string }>(
-        `SELECT count(*) AS n FROM inbound_messages WHERE channel = 'telegram' AND sender_id = $1 AND status = 'received'`,
-        [String(alice.id)],
-      );
-      expect(Number(inbound[0].n)).toBe(0);
-    } finally {
-      await c.end();
-    }
+    const rows = await h.query<{ platform_message_id: string; kind: string }>(
+      `SELECT platform_message_id, kind FROM outbound_messages WHERE channel = 'telegram' AND chat_id = $1`,
+      [String(alice.id)],
+    );
+    const sentIds = new Set(tg.sentTo(alice.id).map((m) => String(m.message_id)));
+    expect(rows.length).toBeGreaterThan(20);
+    for (const r of rows) expect(sentIds.has(r.platform_message_id)).toBe(true);
+    const inbound = await h.query<{ n: string }>(
+      `SELECT count(*) AS n FROM inbound_messages WHERE channel = 'telegram' AND sender_id = $1 AND status = 'received'`,
+      [String(alice.id)],
+    );
+    expect(Number(inbound[0].n)).toBe(0);
   });
 });
