@@ -34,13 +34,14 @@ const projects = [
     displayName: 'int',
     testMatch: ['<rootDir>/libs/**/*.int-spec.ts', '<rootDir>/apps/**/*.int-spec.ts'],
     globalSetup: '<rootDir>/test/support/int-global-setup.ts',
-    globalTeardown: '<rootDir>/test/support/int-global-teardown.ts',
+    globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   },
   {
     ...shared,
     displayName: 'e2e',
     testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
     globalSetup: '<rootDir>/test/support/global-setup.ts',
+    globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   },
 ];
 

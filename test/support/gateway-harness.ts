@@ -6,7 +6,7 @@ import { stringify } from 'yaml';
 import { DatabaseService } from '@nestclaw/db';
 import { startGateway, RunningGateway } from '../../apps/gateway/src/bootstrap';
 import { FakeOpenAiServer } from '../fixtures/fake-openai.server';
-import { createTestDatabase, TestDatabase } from './test-database';
+import { createTestDatabase, seedEmbeddedHome, TestDatabase } from './test-database';
 
 export const TEST_TOKEN = 'test-token-0123456789';
 
@@ -34,7 +34,11 @@ export interface HarnessOptions {
   /** Extra config.yaml content (merged over the defaults below). */
   config?: Record<string, unknown>;
   env?: NodeJS.ProcessEnv;
-  /** Force the embedded database even when a server is available. */
+  /**
+   * The newcomer's first start: the embedded database even when a server is available, created
+   * from an empty data directory (initdb and every migration). Without it, on the embedded run, the
+   * home starts with a copy of the run's migrated data directory.
+   */
   embedded?: boolean;
 }
 
@@ -51,6 +55,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...options.config,
   };
   writeFileSync(join(home, 'config.yaml'), stringify(config));
+  if (!options.embedded && !db.url && !options.env?.DATABASE_URL) seedEmbeddedHome(home);
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     NESTCLAW_HOME: home,

@@ -33,6 +33,18 @@ export async function chooseTestDatabase(): Promise<string | undefined> {
   }
 }
 
+/**
+ * The e2e tier: on a server each file makes its own database and the gateway migrates it at start.
+ * On the embedded database, harnesses start from a copy of one migrated data directory instead of
+ * running initdb and every migration again (the first-start path keeps its own test:
+ * embedded-database.e2e-spec.ts starts from an empty directory).
+ */
 export default async function globalSetup(): Promise<void> {
-  await chooseTestDatabase();
+  if (await chooseTestDatabase()) return;
+  const started = performance.now();
+  // Loaded only here: it pulls the db lib in through lib-aliases (global setup has no moduleNameMapper).
+  const { buildEmbeddedTemplate } = await import('./database-template');
+  await buildEmbeddedTemplate();
+  process.stdout.write(`[nestclaw tests] migrated embedded template ready in ${Math.round(performance.now() - started)} ms
+`);
 }
