@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { startEmbeddedPostgres } from '@nestclaw/db';
 import { TcpProxy } from '../fixtures/tcp-proxy';
 import { Harness, startHarness } from '../support/gateway-harness';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { createTestDatabase, seedEmbeddedHome, TestDatabase } from '../support/test-database';
 
 type ErrorBody = { error: { code: string; message: string } };
 
@@ -95,6 +95,7 @@ describe('database outage', () => {
     let target = db.url ? new URL(db.url) : undefined;
     if (!target) {
       embeddedHome = mkdtempSync(join(tmpdir(), 'nestclaw-outage-'));
+      seedEmbeddedHome(embeddedHome); // already migrated: opens in a second instead of running initdb
       const e = await startEmbeddedPostgres(embeddedHome, () => undefined);
       embeddedStop = e.stop;
       target = new URL(e.url);
