@@ -22,7 +22,7 @@ describe('migration runner', () => {
     } else {
       pool = new Pool({ connectionString: db.url, max: 4 });
     }
-  });
+  }, 180_000); // the embedded path runs initdb in WASM: slow on a loaded host
   afterEach(async () => {
     await pool.end();
     await stopEmbedded?.();
