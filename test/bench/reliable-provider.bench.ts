@@ -21,6 +21,7 @@ import { randomBytes } from 'node:crypto';
 import { Client, Pool } from 'pg';
 import type * as ProviderLib from '@nestclaw/provider';
 import type * as ConfigLib from '@nestclaw/config';
+import type * as TestingLib from '@nestclaw/testing';
 import type { FakeOpenAiServer as FakeServer } from '../fixtures/fake-openai.server';
 
 const ROOT = resolve(__dirname, '../..');
@@ -35,6 +36,7 @@ loader._resolveFilename = function (request: string, ...rest: unknown[]) {
 /* eslint-disable @typescript-eslint/no-require-imports */
 const provider = require('@nestclaw/provider') as typeof ProviderLib;
 const { configSchema } = require('@nestclaw/config') as typeof ConfigLib;
+const { MemoryIdempotencyStore } = require('@nestclaw/testing') as typeof TestingLib;
 const { FakeOpenAiServer } = require('../fixtures/fake-openai.server') as { FakeOpenAiServer: typeof FakeServer };
 /* eslint-enable @typescript-eslint/no-require-imports */
 
@@ -182,13 +184,13 @@ async function main(): Promise<void> {
   const results: Record<string, unknown> = { node: process.version, iterations: ITERATIONS };
 
   const instant = new InstantModel();
-  const bare = reliableFor(instant, new provider.MemoryIdempotencyStore(), '0');
+  const bare = reliableFor(instant, new MemoryIdempotencyStore(), '0');
   results['in-process, idempotency off'] = await measure(
     ITERATIONS,
     () => instant.chat(),
     (r) => bare.chat(r),
   );
-  const withKeys = reliableFor(instant, new provider.MemoryIdempotencyStore(), '10m');
+  const withKeys = reliableFor(instant, new MemoryIdempotencyStore(), '10m');
   results['in-process, idempotency in memory'] = await measure(
     ITERATIONS,
     () => instant.chat(),
@@ -199,7 +201,7 @@ async function main(): Promise<void> {
   await fake.start();
   fake.requests.push = () => 0; // keep the fixture from growing over thousands of requests
   const http = new provider.OpenAiCompatibleProvider({ baseUrl: fake.url, apiKey: 'k', model: 'fake-model' });
-  const overHttp = reliableFor(http, new provider.MemoryIdempotencyStore(), '10m');
+  const overHttp = reliableFor(http, new MemoryIdempotencyStore(), '10m');
   results['http fake server, idempotency in memory'] = await measure(
     HTTP_ITERATIONS,
     (r) => http.chat(r),

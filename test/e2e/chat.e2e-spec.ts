@@ -1,4 +1,5 @@
 import { Harness, startHarness } from '../support/gateway-harness';
+import { eventually } from '../support/eventually';
 import { readSse } from '../support/sse';
 
 describe('POST /v1/chat', () => {
@@ -83,7 +84,6 @@ describe('POST /v1/chat', () => {
 
   it('answers 20 concurrent messages to one session, all in order', async () => {
     const { sessionId } = (await (await h.api('/v1/chat', { json: { message: 'start' } })).json()) as { sessionId: string };
-    h.llm.tokenDelayMs = 0;
     const replies = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
         h.api('/v1/chat', { json: { message: `m${i}`, sessionId } }).then((r) => r.json() as Promise<{ reply: string }>),
@@ -107,43 +107,55 @@ describe('turn scheduling and cancellation', () => {
   });
   afterAll(() => h.stop());
 
+  type Message = { role: string; content: string; status: string };
+  const newSession = async () =>
+    ((await (await h.api('/v1/chat', { json: { message: 'hello' } })).json()) as { sessionId: string }).sessionId;
+  const messagesOf = async (sessionId: string) =>
+    ((await (await h.api(`/v1/sessions/${sessionId}/messages`)).json()) as { messages: Message[] }).messages;
+  const reachedModel = (text: string) => h.llm.requests.some((r) => r.body.messages.some((m) => m.content === text));
+
   it('runs different sessions concurrently while one session waits its turn', async () => {
-    h.llm.enqueue({ kind: 'text', text: 'slow answer', delayMs: 800 });
-    const started = Date.now();
-    const slow = h
-      .api('/v1/chat', { json: { message: 'slow' } })
-      .then(async (r) => ({ at: Date.now() - started, body: (await r.json()) as { reply: string } }));
-    await new Promise((r) => setTimeout(r, 100));
-    const fast = await h.api('/v1/chat', { json: { message: 'fast' } });
-    const fastAt = Date.now() - started;
-    expect(((await fast.json()) as { reply: string }).reply).toBe('echo: fast');
-    const s = await slow;
-    expect(s.body.reply).toBe('slow answer');
-    expect(fastAt).toBeLessThan(s.at);
+    const [a, b] = [await newSession(), await newSession()];
+    h.llm.enqueue({ kind: 'hang' });
+    const client = new AbortController();
+    const held = h.api('/v1/chat', { json: { message: 'held', sessionId: a }, signal: client.signal }).catch(() => undefined);
+    await eventually('the held turn to reach the model', () => reachedModel('held'));
+    const queued = h.api('/v1/chat', { json: { message: 'queued behind held', sessionId: a } });
+    // Another session is answered while session a's model call is still open.
+    const other = await h.api('/v1/chat', { json: { message: 'other session', sessionId: b } });
+    expect(((await other.json()) as { reply: string }).reply).toBe('echo: other session');
+    // Session a's second message has not reached the model: it waits for the open turn.
+    expect(reachedModel('queued behind held')).toBe(false);
+    client.abort();
+    await held;
+    expect(((await (await queued).json()) as { reply: string }).reply).toBe('echo: queued behind held');
+    expect((await messagesOf(a)).map((m) => [m.content, m.status])).toEqual([
+      ['hello', 'ok'],
+      ['echo: hello', 'ok'],
+      ['held', 'interrupted'],
+      ['queued behind held', 'ok'],
+      ['echo: queued behind held', 'ok'],
+    ]);
   });
 
   it('aborts the model call when an HTTP client disconnects and keeps the partial reply marked interrupted', async () => {
+    const sessionId = await newSession();
     h.llm.enqueue({ kind: 'text', text: 'y'.repeat(800), tokenDelayMs: 15 });
     const controller = new AbortController();
-    const res = await h.api('/v1/chat', { json: { message: 'disconnect me', stream: true }, signal: controller.signal });
+    const res = await h.api('/v1/chat', { json: { message: 'disconnect me', sessionId, stream: true }, signal: controller.signal });
     const reader = res.body!.getReader();
     let seen = '';
     while (!seen.includes('event: token')) seen += new TextDecoder().decode((await reader.read()).value);
-    const sessionId = /"sessionId":"([^"]+)"/.exec(seen)?.[1];
     controller.abort();
     const llmRequest = h.llm.requests[h.llm.requests.length - 1];
     expect(llmRequest.body.stream).toBe(true);
-    // the turn closes as interrupted shortly after the disconnect
-    let messages: { role: string; content: string; status: string }[] = [];
-    const sessions = (await (await h.api('/v1/sessions?limit=1')).json()) as { sessions: { id: string }[] };
-    const id = sessionId ?? sessions.sessions[0].id;
-    for (let i = 0; i < 50; i++) {
-      messages = ((await (await h.api(`/v1/sessions/${id}/messages`)).json()) as { messages: typeof messages }).messages;
-      if (messages[0]?.status === 'interrupted') break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    expect(messages[0]).toMatchObject({ role: 'user', content: 'disconnect me', status: 'interrupted' });
-    expect(messages[1]).toMatchObject({ role: 'assistant', status: 'interrupted' });
-    expect(messages[1].content.length).toBeLessThan(800);
+    const turn = await eventually('the turn to close as interrupted', async () => {
+      const rows = (await messagesOf(sessionId)).slice(2);
+      return rows[0]?.status === 'interrupted' ? rows : undefined;
+    });
+    expect(turn[0]).toMatchObject({ role: 'user', content: 'disconnect me', status: 'interrupted' });
+    expect(turn[1]).toMatchObject({ role: 'assistant', status: 'interrupted' });
+    expect(turn[1].content.length).toBeGreaterThan(0);
+    expect(turn[1].content.length).toBeLessThan(800);
   });
 });

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeOpenAiServer } from '../fixtures/fake-openai.server';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { createTestDatabase, seedEmbeddedHome, TestDatabase } from '../support/test-database';
 
 /**
  * The `nestclaw` command as users run it: the built bundles behind bin/nestclaw.js, in child
@@ -18,7 +18,7 @@ interface RunResult {
   stderr: string;
 }
 
-function run(args: string[], env: NodeJS.ProcessEnv, input?: string): Promise<RunResult> {
+function run(args: string[], env: NodeJS.ProcessEnv, input?: string, timeoutMs = 30_000): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
@@ -27,8 +27,8 @@ function run(args: string[], env: NodeJS.ProcessEnv, input?: string): Promise<Ru
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`nestclaw ${args.join(' ')} did not exit within 15 s\nstdout: ${stdout}\nstderr: ${stderr}`));
-    }, 15_000);
+      reject(new Error(`nestclaw ${args.join(' ')} did not exit within ${timeoutMs / 1000} s\nstdout: ${stdout}\nstderr: ${stderr}`));
+    }, timeoutMs);
     child.on('error', reject);
     child.on('exit', (code) => {
       clearTimeout(timer);
@@ -103,6 +103,9 @@ describe('nestclaw CLI', () => {
     await llm.start();
     db = await freshDatabase();
     home = freshHome();
+    // On the embedded run the shared home starts migrated (a copy of the run's template), so no test
+    // here depends on an earlier one having created the database.
+    seedEmbeddedHome(home);
   });
 
   afterAll(async () => {
@@ -117,11 +120,10 @@ describe('nestclaw CLI', () => {
     for (const cmd of ['start', 'chat', 'migrate', 'doctor', 'token']) expect(r.stdout).toMatch(new RegExp(`^\\s+${cmd}\\b`, 'm'));
   });
 
-  // First on purpose: it creates and migrates the database every later test (and the gateway) uses,
-  // so with the embedded database the slow first-time setup happens once.
+  // Its own empty home and database: on the embedded database the first run includes initdb in WASM.
   it('migrate prints each migration it applies and is a no-op the second time', async () => {
-    const env = envFor(home, db);
-    const first = await run(['migrate'], env);
+    const env = envFor(freshHome(), await freshDatabase());
+    const first = await run(['migrate'], env, undefined, 150_000);
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(/applying migration 1\/\d+: \d+_init/);
     expect(first.stdout).toMatch(/\d+ applied now, 0 already applied/);
@@ -130,7 +132,7 @@ describe('nestclaw CLI', () => {
     expect(second.code).toBe(0);
     expect(second.stdout).not.toContain('applying migration');
     expect(second.stdout).toMatch(/is up to date: all \d+ migration\(s\) already applied/);
-  });
+  }, 240_000);
 
   it('doctor --json reports an unreachable database as a failed check instead of crashing', async () => {
     const r = await run(
@@ -164,9 +166,9 @@ describe('nestclaw CLI', () => {
       });
       gateway.stdout!.on('data', (d: Buffer) => (gatewayOutput += d.toString()));
       gateway.stderr!.on('data', (d: Buffer) => (gatewayOutput += d.toString()));
-      url = (await waitFor(() => gatewayOutput, /^NESTCLAW_READY (http:\/\/\S+)$/m, 'the gateway to be ready'))[1];
+      url = (await waitFor(() => gatewayOutput, /^NESTCLAW_READY (http:\/\/\S+)$/m, 'the gateway to be ready', 80_000))[1];
       port = new URL(url).port;
-    });
+    }, 90_000);
 
     afterAll(() => stop(gateway));
 

@@ -5,7 +5,7 @@ import { stringify } from 'yaml';
 import { FakeOpenAiServer } from '../fixtures/fake-openai.server';
 import { GatewayProcess, spawnGateway } from '../support/gateway-process';
 import { Harness, startHarness, TEST_TOKEN } from '../support/gateway-harness';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { createTestDatabase, seedEmbeddedHome, TestDatabase } from '../support/test-database';
 
 type Msg = { seq: number; role: string; content: string; status: string };
 
@@ -45,6 +45,7 @@ describe('kill -9 in the middle of a streamed reply', () => {
     await llm.start();
     db = await createTestDatabase();
     home = mkdtempSync(join(tmpdir(), 'nestclaw-crash-'));
+    seedEmbeddedHome(home);
     writeFileSync(
       join(home, 'config.yaml'),
       stringify({ models: { fake: { provider: 'openai-compatible', base_url: llm.url, api_key: 'k', model: 'fake-model' } } }),

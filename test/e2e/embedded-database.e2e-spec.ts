@@ -5,9 +5,10 @@ import { Harness, startHarness } from '../support/gateway-harness';
 /** The newcomer path: no DATABASE_URL, so nestclaw runs PostgreSQL (PGlite) under $NESTCLAW_HOME. */
 describe('embedded database (no DATABASE_URL)', () => {
   let h: Harness;
+  // A first start runs initdb in WASM (seconds on an idle machine, over a minute on a loaded CI host).
   beforeAll(async () => {
     h = await startHarness({ embedded: true });
-  });
+  }, 180_000);
   afterAll(() => h.stop());
 
   it('creates the database under $NESTCLAW_HOME/pgdata and answers a chat turn', async () => {

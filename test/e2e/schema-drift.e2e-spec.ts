@@ -5,7 +5,7 @@ import { Pool } from 'pg';
 import { migrationsDir, runMigrations, startEmbeddedPostgres } from '@nestclaw/db';
 import { packageRoot } from '@nestclaw/common';
 import { parsePrismaSchema } from '../support/prisma-schema.parser';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { createTestDatabase, seedEmbeddedHome, TestDatabase } from '../support/test-database';
 
 /** Proves prisma/schema/*.prisma and prisma/migrations/*.sql describe the same database. */
 describe('schema.prisma and the SQL migrations', () => {
@@ -19,6 +19,9 @@ describe('schema.prisma and the SQL migrations', () => {
     let url = db.url;
     if (!url) {
       home = mkdtempSync(join(tmpdir(), 'nestclaw-drift-'));
+      // The run's template was made by this same runMigrations over the same files: opening a copy
+      // checks the same result without initdb in WASM per file (runMigrations below is then a no-op).
+      seedEmbeddedHome(home);
       const embedded = await startEmbeddedPostgres(home, () => undefined);
       url = embedded.url;
       stopEmbedded = embedded.stop;

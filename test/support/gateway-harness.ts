@@ -1,21 +1,31 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { QueryResultRow } from 'pg';
 import { stringify } from 'yaml';
+import { DatabaseService } from '@nestclaw/db';
 import { startGateway, RunningGateway } from '../../apps/gateway/src/bootstrap';
 import { FakeOpenAiServer } from '../fixtures/fake-openai.server';
-import { createTestDatabase, TestDatabase } from './test-database';
+import { createTestDatabase, seedEmbeddedHome, TestDatabase } from './test-database';
 
 export const TEST_TOKEN = 'test-token-0123456789';
 
 export interface Harness {
   gateway: RunningGateway;
   llm: FakeOpenAiServer;
+  /** The per-file server database (`db.url`), or `url: undefined` on the embedded database. */
   db: TestDatabase;
   home: string;
   env: NodeJS.ProcessEnv;
   /** fetch against the gateway with the bearer token. */
   api(path: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
+  /**
+   * Runs SQL on the gateway's own database through its pool: the same database on a server and on
+   * the embedded one (where `db.url` is undefined). For assertions on stored rows.
+   */
+  query<R extends QueryResultRow = QueryResultRow>(text: string, values?: unknown[]): Promise<R[]>;
+  /** The URL the gateway connected to (the embedded server's loopback socket when embedded). */
+  databaseUrl(): string;
   restart(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -24,7 +34,11 @@ export interface HarnessOptions {
   /** Extra config.yaml content (merged over the defaults below). */
   config?: Record<string, unknown>;
   env?: NodeJS.ProcessEnv;
-  /** Force the embedded database even when a server is available. */
+  /**
+   * The newcomer's first start: the embedded database even when a server is available, created
+   * from an empty data directory (initdb and every migration). Without it, on the embedded run, the
+   * home starts with a copy of the run's migrated data directory.
+   */
   embedded?: boolean;
 }
 
@@ -41,6 +55,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...options.config,
   };
   writeFileSync(join(home, 'config.yaml'), stringify(config));
+  if (!options.embedded && !db.url && !options.env?.DATABASE_URL) seedEmbeddedHome(home);
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     NESTCLAW_HOME: home,
@@ -68,6 +83,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         body: json !== undefined ? JSON.stringify(json) : rest.body,
       });
     },
+    query: async <R extends QueryResultRow>(text: string, values?: unknown[]) =>
+      (await harness.gateway.app.get(DatabaseService).pool.query<R>(text, values)).rows,
+    databaseUrl: () => harness.gateway.app.get(DatabaseService).url,
     restart: async () => {
       await harness.gateway.close();
       harness.gateway = await start();

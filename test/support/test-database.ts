@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { cpSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { Client } from 'pg';
 
 export interface TestDatabase {
@@ -30,4 +32,16 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       await c.end();
     },
   };
+}
+
+/**
+ * On the embedded database: gives a fresh $NESTCLAW_HOME a copy of the run's migrated data directory
+ * (test/support/global-setup.ts), so the gateway opens it instead of running initdb and every
+ * migration. Returns false (and does nothing) on a server or when there is no template.
+ */
+export function seedEmbeddedHome(home: string): boolean {
+  const template = process.env.NESTCLAW_TEST_EMBEDDED_TEMPLATE;
+  if (realPostgresAvailable() || !template || existsSync(join(home, 'pgdata'))) return false;
+  cpSync(template, join(home, 'pgdata'), { recursive: true });
+  return true;
 }

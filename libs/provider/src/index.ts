@@ -15,11 +15,11 @@ export type { EmbeddingProvider, EmbeddingResult } from './embedding/embedding-p
 export { OpenAiCompatibleEmbedding } from './embedding/openai-compatible.embedding';
 export { OllamaEmbedding } from './embedding/ollama.embedding';
 export { GeminiEmbedding } from './embedding/gemini.embedding';
-export { Clock, ManualClock } from './reliability/clock';
+export { Clock } from './reliability/clock';
 export { CircuitBreakerRegistry } from './reliability/circuit-breaker.registry';
 export type { BreakerState } from './reliability/model-breaker';
 export { RateLimitTracker } from './reliability/rate-limit.tracker';
-export { IdempotencyStore, PgIdempotencyStore, MemoryIdempotencyStore } from './reliability/idempotency.store';
+export { IdempotencyStore, PgIdempotencyStore } from './reliability/idempotency.store';
 export type { StoredAnswer } from './reliability/idempotency.store';
 export { ProviderStatusService } from './status/provider-status.service';
 export type { ModelStatus, ProvidersReport } from './status/provider-status.service';

@@ -3,8 +3,8 @@ import { ChatRequest, ChatResponse, ChatStreamEvent, ModelProvider, ProbeResult 
 import { ProviderAttemptError } from './provider.errors';
 import { ProviderRegistry, RegisteredModel } from './provider.registry';
 import { CircuitBreakerRegistry } from './reliability/circuit-breaker.registry';
-import { Clock, ManualClock } from './reliability/clock';
-import { MemoryIdempotencyStore } from './reliability/idempotency.store';
+import { ManualClock, MemoryIdempotencyStore } from '@nestclaw/testing';
+import { Clock } from './reliability/clock';
 import { RateLimitTracker } from './reliability/rate-limit.tracker';
 import { ProviderChainError, ReliableProvider } from './reliable.provider';
 
@@ -116,42 +116,6 @@ describe('ReliableProvider', () => {
     expect(calls.map((x) => [x.modelName, x.attempt, x.isFallback, x.status])).toEqual([['b', 1, true, 'ok']]);
   });
 
-  it("waits for an open breaker's probe when no other model is left and the probe time fits in the budget", async () => {
-    const a = new ScriptedModel('a', [http(500), http(500)]);
-    const { reliable } = setup(
-      [a],
-      { circuit_breaker: { threshold: 2, reset_interval: '150ms' }, retry: { max_attempts: 2, base_delay: '1ms' } },
-      new Clock(),
-    );
-    await failure(reliable.chat(ask('breaks it')));
-    const started = performance.now();
-    const { response } = await reliable.chat(ask('waits'));
-    expect(response.content).toBe('a says hi');
-    expect(performance.now() - started).toBeGreaterThanOrEqual(100);
-  });
-
-  it('says which breakers are open, without waiting, when the probe is further off than max_delay', async () => {
-    const a = new ScriptedModel('a', [http(500), http(500)]);
-    const { reliable } = setup([a]);
-    await failure(reliable.chat(ask('breaks it')));
-    const started = performance.now();
-    const e = await failure(reliable.chat(ask('refused')));
-    expect(performance.now() - started).toBeLessThan(100);
-    expect(e).toMatchObject({ code: 'provider_error', message: expect.stringContaining('a (circuit open)'), calls: [] });
-  });
-
-  it('sleeps the jittered backoff before retrying the same model', async () => {
-    const a = new ScriptedModel('a', [http(503)]);
-    const { reliable } = setup([a], { retry: { max_attempts: 2, base_delay: '80ms', max_delay: '1s' } });
-    const started = performance.now();
-    const { calls } = await reliable.chat(ask());
-    expect(performance.now() - started).toBeGreaterThanOrEqual(55); // 80 ms × (0.5 + 0.5 × 0.5)
-    expect(calls.map((c) => [c.attempt, c.status, c.errorCode])).toEqual([
-      [1, 'error', 'http_503'],
-      [2, 'ok', undefined],
-    ]);
-  });
-
   it('reports provider_auth_failed naming the model when every model rejects its key, without retrying any', async () => {
     const [a, b] = [new ScriptedModel('a', [http(401)]), new ScriptedModel('b', [http(401)])];
     const { reliable, breakers } = setup([a, b]);
@@ -160,37 +124,6 @@ describe('ReliableProvider', () => {
     expect(e.message).toMatch(/Bad or expired key for a.*Bad or expired key for b/);
     expect([a.calls, b.calls]).toEqual([1, 1]);
     expect(breakers.for('a').lastAuthFailure).toMatchObject({ status: 401 });
-  });
-
-  it('gives a hanging primary only its share of the budget when a fallback is ready', async () => {
-    const [a, b] = [new ScriptedModel('a', ['hang']), new ScriptedModel('b')];
-    const { reliable } = setup([a, b], { timeout_budget: '600ms' });
-    const started = performance.now();
-    const { response, calls } = await reliable.chat(ask());
-    const elapsed = performance.now() - started;
-    expect(response.content).toBe('b says hi');
-    expect(elapsed).toBeGreaterThanOrEqual(280);
-    expect(elapsed).toBeLessThan(500);
-    expect(calls[0]).toMatchObject({ modelName: 'a', errorCode: 'timeout' });
-  });
-
-  it('caps a model at attempt_timeout when that is shorter than its share', async () => {
-    const [a, b] = [new ScriptedModel('a', ['hang']), new ScriptedModel('b')];
-    const { reliable } = setup([a, b], { timeout_budget: '5s', attempt_timeout: '100ms' });
-    const started = performance.now();
-    await reliable.chat(ask());
-    expect(performance.now() - started).toBeLessThan(400);
-  });
-
-  it('stops at once when the caller cancels, recording the attempt as cancelled', async () => {
-    const [a, b] = [new ScriptedModel('a', ['hang']), new ScriptedModel('b')];
-    const { reliable } = setup([a, b]);
-    const caller = new AbortController();
-    setTimeout(() => caller.abort(), 30);
-    const e = await failure(reliable.chat(ask(), { signal: caller.signal }));
-    expect(e.code).toBe('cancelled');
-    expect(e.calls.map((c) => [c.modelName, c.status])).toEqual([['a', 'cancelled']]);
-    expect(b.calls).toBe(0);
   });
 
   it('replays a stored answer as a zero-cost cached call, whichever model of the chain gave it', async () => {
@@ -231,5 +164,105 @@ describe('ReliableProvider', () => {
       break; // the client went away mid-stream
     }
     expect(breakers.for('a').available).toBe(true);
+  });
+});
+
+/** Moves jest's fake time by `ms` and says whether `p` has settled by then (its outcome stays with `p`). */
+async function settledAfter(p: Promise<unknown>, ms: number): Promise<boolean> {
+  let settled = false;
+  p.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  await jest.advanceTimersByTimeAsync(ms);
+  return settled;
+}
+
+// Budgets, shares, backoff and breaker probes are checked on jest's fake clock (timers, Date and
+// performance.now move together), at the exact millisecond each should act.
+describe('ReliableProvider timing', () => {
+  beforeEach(() => jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask'] }));
+  afterEach(() => jest.useRealTimers());
+
+  /** Two failures open the breaker of `a` (threshold 2), each settled on the fake clock. */
+  async function breakIt(reliable: ReliableProvider): Promise<void> {
+    const broken = reliable.chat(ask('breaks it'));
+    expect(await settledAfter(broken, 10)).toBe(true);
+    await failure(broken);
+  }
+
+  it("waits for an open breaker's probe when no other model is left and the probe time fits in the budget", async () => {
+    const a = new ScriptedModel('a', [http(500), http(500)]);
+    const { reliable } = setup(
+      [a],
+      { circuit_breaker: { threshold: 2, reset_interval: '150ms' }, retry: { max_attempts: 2, base_delay: '1ms' } },
+      new Clock(),
+    );
+    await breakIt(reliable);
+    const waits = reliable.chat(ask('waits'));
+    expect(await settledAfter(waits, 100)).toBe(false);
+    expect(a.calls).toBe(2);
+    expect(await settledAfter(waits, 60)).toBe(true);
+    expect((await waits).response.content).toBe('a says hi');
+  });
+
+  it('says which breakers are open, without waiting, when the probe is further off than max_delay', async () => {
+    const a = new ScriptedModel('a', [http(500), http(500)]);
+    const { reliable } = setup([a], {}, new Clock());
+    await breakIt(reliable);
+    const refused = reliable.chat(ask('refused'));
+    expect(await settledAfter(refused, 0)).toBe(true);
+    const e = await failure(refused);
+    expect(e).toMatchObject({ code: 'provider_error', message: expect.stringContaining('a (circuit open)'), calls: [] });
+  });
+
+  it('sleeps the jittered backoff before retrying the same model', async () => {
+    const a = new ScriptedModel('a', [http(503)]);
+    const { reliable } = setup([a], { retry: { max_attempts: 2, base_delay: '80ms', max_delay: '1s' } }, new Clock());
+    const answer = reliable.chat(ask());
+    // 80 ms × (0.5 + 0.5 × random 0.5) = 60 ms
+    expect(await settledAfter(answer, 59)).toBe(false);
+    expect(a.calls).toBe(1);
+    expect(await settledAfter(answer, 1)).toBe(true);
+    expect((await answer).calls.map((c) => [c.attempt, c.status, c.errorCode])).toEqual([
+      [1, 'error', 'http_503'],
+      [2, 'ok', undefined],
+    ]);
+  });
+
+  it('gives a hanging primary only its share of the budget when a fallback is ready', async () => {
+    const [a, b] = [new ScriptedModel('a', ['hang']), new ScriptedModel('b')];
+    const { reliable } = setup([a, b], { timeout_budget: '600ms' }, new Clock());
+    const answer = reliable.chat(ask());
+    // two ready models: the primary gets half of 600 ms
+    expect(await settledAfter(answer, 299)).toBe(false);
+    expect(b.calls).toBe(0);
+    expect(await settledAfter(answer, 1)).toBe(true);
+    const { response, calls } = await answer;
+    expect(response.content).toBe('b says hi');
+    expect(calls[0]).toMatchObject({ modelName: 'a', errorCode: 'timeout', latencyMs: 300 });
+  });
+
+  it('caps a model at attempt_timeout when that is shorter than its share', async () => {
+    const [a, b] = [new ScriptedModel('a', ['hang']), new ScriptedModel('b')];
+    const { reliable } = setup([a, b], { timeout_budget: '5s', attempt_timeout: '100ms' }, new Clock());
+    const answer = reliable.chat(ask());
+    expect(await settledAfter(answer, 99)).toBe(false);
+    expect(await settledAfter(answer, 1)).toBe(true);
+    expect((await answer).calls[0]).toMatchObject({ modelName: 'a', errorCode: 'timeout' });
+  });
+
+  it('stops at once when the caller cancels, recording the attempt as cancelled', async () => {
+    const [a, b] = [new ScriptedModel('a', ['hang']), new ScriptedModel('b')];
+    const { reliable } = setup([a, b], {}, new Clock());
+    const caller = new AbortController();
+    const answer = reliable.chat(ask(), { signal: caller.signal });
+    expect(await settledAfter(answer, 30)).toBe(false);
+    caller.abort();
+    expect(await settledAfter(answer, 0)).toBe(true);
+    const e = await failure(answer);
+    expect(e.code).toBe('cancelled');
+    expect(e.calls.map((c) => [c.modelName, c.status])).toEqual([['a', 'cancelled']]);
+    expect(b.calls).toBe(0);
   });
 });

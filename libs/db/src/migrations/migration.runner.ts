@@ -52,9 +52,16 @@ export async function runMigrations(pool: Pool, dir: string, progress: (line: st
     }
     const applied: string[] = [];
     for (const [i, f] of pending.entries()) {
-      progress(`applying migration ${i + 1}/${pending.length}: ${f.name}`);
       await client.query('BEGIN');
       try {
+        // The embedded server (pglite-socket) gives every connection the same session, so the
+        // advisory lock above does not exclude a second runner there; its transactions do run one
+        // at a time, so whether a file is still pending is decided again inside the transaction.
+        if ((await client.query('SELECT 1 FROM _migrations WHERE name = $1', [f.name])).rowCount) {
+          await client.query('COMMIT');
+          continue;
+        }
+        progress(`applying migration ${i + 1}/${pending.length}: ${f.name}`);
         await client.query(f.sql);
         await client.query('INSERT INTO _migrations (name, checksum) VALUES ($1, $2)', [f.name, f.checksum]);
         await client.query('COMMIT');
@@ -64,7 +71,7 @@ export async function runMigrations(pool: Pool, dir: string, progress: (line: st
       }
       applied.push(f.name);
     }
-    return { applied, alreadyApplied: files.length - pending.length };
+    return { applied, alreadyApplied: files.length - applied.length };
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
     client.release();

@@ -1,6 +1,6 @@
 import { ConfigService, configSchema } from '@nestclaw/config';
 import { CircuitBreakerRegistry } from './circuit-breaker.registry';
-import { ManualClock } from './clock';
+import { ManualClock } from '@nestclaw/testing';
 
 function registry(clock: ManualClock) {
   const config = configSchema.parse({ providers: { circuit_breaker: { threshold: 3, reset_interval: '60s' } } });

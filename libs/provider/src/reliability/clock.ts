@@ -10,18 +10,3 @@ export class Clock {
     return Date.now();
   }
 }
-
-/** A clock that only moves when told to. */
-export class ManualClock extends Clock {
-  constructor(private current = Date.now()) {
-    super();
-  }
-
-  override now(): number {
-    return this.current;
-  }
-
-  advance(ms: number): void {
-    this.current += ms;
-  }
-}

@@ -131,21 +131,3 @@ export class PgIdempotencyStore extends IdempotencyStore implements BeforeApplic
     await Promise.allSettled([...this.writes]);
   }
 }
-
-/** In-process store for tests and the benchmark. */
-export class MemoryIdempotencyStore extends IdempotencyStore {
-  private readonly answers = new Map<string, { answer: StoredAnswer; expiresAt: number }>();
-
-  find(keys: string[]): Promise<StoredAnswer | undefined> {
-    const now = Date.now();
-    for (const key of keys) {
-      const a = this.answers.get(key);
-      if (a && a.expiresAt > now) return Promise.resolve(a.answer);
-    }
-    return Promise.resolve(undefined);
-  }
-
-  remember(answer: StoredAnswer, ttlMs: number): void {
-    this.answers.set(answer.key, { answer, expiresAt: Date.now() + ttlMs });
-  }
-}

@@ -1,4 +1,4 @@
-import { ManualClock } from './clock';
+import { ManualClock } from '@nestclaw/testing';
 import { RateLimitTracker } from './rate-limit.tracker';
 
 describe('RateLimitTracker', () => {

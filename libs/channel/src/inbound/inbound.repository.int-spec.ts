@@ -1,0 +1,97 @@
+import { IntDatabase, openIntDatabase, uniqueId } from '@nestclaw/testing';
+import type { InboundMessage } from '../channel.port';
+import { InboundRepository } from './inbound.repository';
+
+describe('InboundRepository (real database)', () => {
+  let int: IntDatabase;
+  let repo: InboundRepository;
+  beforeAll(async () => {
+    int = await openIntDatabase();
+    repo = new InboundRepository(int.db);
+  });
+  afterAll(() => int?.close());
+
+  /** Each test uses a channel name of its own, so its rows are the only ones it can see. */
+  const message = (channel: string, platformMessageId: string, extra: Partial<InboundMessage> = {}): InboundMessage => ({
+    channel,
+    platformMessageId,
+    chat: { id: 'chat-1', type: 'dm' },
+    sender: { id: 'alice' },
+    mentioned: false,
+    text: `text of ${platformMessageId}`,
+    media: [],
+    raw: { message_id: platformMessageId },
+    timestamp: new Date().toISOString(),
+    ...extra,
+  });
+
+  it('records a platform message once and returns null for its redelivery', async () => {
+    const channel = uniqueId('tg');
+    const id = await repo.record(message(channel, '1'), 'key', 'received');
+    expect(id).toEqual(expect.any(String));
+    expect(await repo.record(message(channel, '1'), 'key', 'received')).toBeNull();
+  });
+
+  it('keeps the same platform id on two channels apart', async () => {
+    const id = uniqueId('x');
+    expect(await repo.record(message(`${id}-a`, '7'), 'key', 'received')).not.toBeNull();
+    expect(await repo.record(message(`${id}-b`, '7'), 'key', 'received')).not.toBeNull();
+  });
+
+  it('lists received but unanswered messages oldest first, with their payload and session key', async () => {
+    const channel = uniqueId('tg');
+    const first = await repo.record(message(channel, '1'), 'k1', 'received');
+    const answered = await repo.record(message(channel, '2'), 'k2', 'received');
+    await repo.record(message(channel, '3', { text: '中文也要保存' }), 'k3', 'received');
+    await repo.finish(answered!, 'answered');
+    const open = await repo.unanswered([channel]);
+    expect(open.map((o) => [o.sessionKey, o.message.platformMessageId, o.message.text])).toEqual([
+      ['k1', '1', 'text of 1'],
+      ['k3', '3', '中文也要保存'],
+    ]);
+    expect(open[0].id).toBe(first);
+  });
+
+  it('does not list messages recorded as refused', async () => {
+    const channel = uniqueId('tg');
+    await repo.record(message(channel, '1'), 'k', 'refused');
+    expect(await repo.unanswered([channel])).toEqual([]);
+  });
+
+  it('returns what was already sent for an inbound message in send order', async () => {
+    const channel = uniqueId('tg');
+    const inboundId = (await repo.record(message(channel, '1'), 'k', 'received'))!;
+    await repo.recordOutbound({ channel, chatId: 'chat-1', inboundId, part: 0, kind: 'reply', platformMessageId: '100', content: 'a' });
+    await repo.recordOutbound({ channel, chatId: 'chat-1', inboundId, part: 1, kind: 'reply', platformMessageId: null, content: 'b' });
+    expect(await repo.sentFor(inboundId)).toEqual([
+      { kind: 'reply', part: 0, platformMessageId: '100' },
+      { kind: 'reply', part: 1, platformMessageId: null },
+    ]);
+  });
+
+  it('remembers the newest message per chat and ignores button presses', async () => {
+    const channel = uniqueId('tg');
+    await repo.record(message(channel, '10', { chat: { id: 'a', type: 'dm' } }), 'k', 'answered');
+    await repo.record(message(channel, '11', { chat: { id: 'a', type: 'dm' } }), 'k', 'answered');
+    await repo.record(message(channel, '20', { chat: { id: 'b', type: 'dm' } }), 'k', 'answered');
+    await repo.record(
+      message(channel, 'cb-1', { chat: { id: 'a', type: 'dm' }, callback: { id: 'cb-1', data: 'approve:x' } }),
+      'k',
+      'answered',
+    );
+    expect(Object.fromEntries(await repo.lastSeen(channel))).toEqual({ a: '11', b: '20' });
+  });
+
+  it('points a routing key at the same session until /new moves it', async () => {
+    const key = uniqueId('telegram:dm');
+    const first = await repo.currentSession(key);
+    expect(await repo.currentSession(key)).toBe(first);
+    const moved = await repo.startNewSession(key);
+    expect(moved).not.toBe(first);
+    expect(await repo.currentSession(key)).toBe(moved);
+  });
+
+  it('has no usage for a session before its first turn', async () => {
+    expect(await repo.sessionUsage(uniqueId('s'))).toBeNull();
+  });
+});

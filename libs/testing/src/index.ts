@@ -1,0 +1,5 @@
+export { ManualClock } from './manual.clock';
+export { MemoryIdempotencyStore } from './memory-idempotency.store';
+export { testConfigService } from './test-config';
+export { openIntDatabase, uniqueId } from './int-database';
+export type { IntDatabase } from './int-database';

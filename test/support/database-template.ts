@@ -1,0 +1,60 @@
+import './lib-aliases';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Pool } from 'pg';
+import { migrationsDir, runMigrations, startEmbeddedPostgres } from '@nestclaw/db';
+
+/**
+ * Migrated templates, built once per run by a global setup (which runs outside jest's module
+ * registry, hence lib-aliases). Workers find them through NESTCLAW_TEST_PG_TEMPLATE (a database on
+ * the server) and NESTCLAW_TEST_EMBEDDED_TEMPLATE (a PGlite data directory).
+ */
+export async function buildServerTemplate(admin: string): Promise<void> {
+  const name = `nestclaw_tpl_${randomBytes(5).toString('hex')}`;
+  const client = new Client({ connectionString: admin });
+  await client.connect();
+  await client.query(`CREATE DATABASE ${name}`);
+  await client.end();
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  const pool = new Pool({ connectionString: url.toString(), max: 1 });
+  try {
+    await runMigrations(pool, migrationsDir());
+  } finally {
+    await pool.end();
+  }
+  process.env.NESTCLAW_TEST_PG_TEMPLATE = name;
+}
+
+export async function buildEmbeddedTemplate(): Promise<void> {
+  const home = mkdtempSync(join(tmpdir(), 'nestclaw-template-'));
+  const embedded = await startEmbeddedPostgres(home, () => undefined);
+  const pool = new Pool({ connectionString: embedded.url, max: 1 });
+  try {
+    await runMigrations(pool, migrationsDir());
+  } finally {
+    await pool.end();
+    await embedded.stop();
+  }
+  process.env.NESTCLAW_TEST_EMBEDDED_TEMPLATE = join(home, 'pgdata');
+}
+
+/** Drops what the build functions made (clones are dropped by the files that made them). */
+export async function dropTemplates(): Promise<void> {
+  const admin = process.env.NESTCLAW_TEST_PG_ADMIN_URL;
+  const template = process.env.NESTCLAW_TEST_PG_TEMPLATE;
+  if (admin && template) {
+    const client = new Client({ connectionString: admin });
+    await client.connect();
+    await client.query(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`);
+    await client.end();
+  }
+  const embedded = process.env.NESTCLAW_TEST_EMBEDDED_TEMPLATE;
+  if (embedded) {
+    const { rmSync } = await import('node:fs');
+    const { dirname } = await import('node:path');
+    rmSync(dirname(embedded), { recursive: true, force: true });
+  }
+}
