@@ -4,8 +4,7 @@ import { ChatRequest, ChatResponse, ChatStreamEvent, ModelProvider, ProbeResult 
 import { ProviderAttemptError } from './provider.errors';
 import { ProviderRegistry, RegisteredModel } from './provider.registry';
 import { CircuitBreakerRegistry } from './reliability/circuit-breaker.registry';
-import { ManualClock } from './reliability/clock';
-import { MemoryIdempotencyStore } from './reliability/idempotency.store';
+import { ManualClock, MemoryIdempotencyStore } from '@nestclaw/testing';
 import { RateLimitTracker } from './reliability/rate-limit.tracker';
 import { ProviderChainError, ReliableProvider } from './reliable.provider';
 

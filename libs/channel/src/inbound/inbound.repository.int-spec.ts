@@ -58,17 +58,6 @@ describe('InboundRepository (real database)', () => {
     expect(await repo.unanswered([channel])).toEqual([]);
   });
 
-  it('returns what was already sent for an inbound message in send order', async () => {
-    const channel = uniqueId('tg');
-    const inboundId = (await repo.record(message(channel, '1'), 'k', 'received'))!;
-    await repo.recordOutbound({ channel, chatId: 'chat-1', inboundId, part: 0, kind: 'reply', platformMessageId: '100', content: 'a' });
-    await repo.recordOutbound({ channel, chatId: 'chat-1', inboundId, part: 1, kind: 'reply', platformMessageId: null, content: 'b' });
-    expect(await repo.sentFor(inboundId)).toEqual([
-      { kind: 'reply', part: 0, platformMessageId: '100' },
-      { kind: 'reply', part: 1, platformMessageId: null },
-    ]);
-  });
-
   it('remembers the newest message per chat and ignores button presses', async () => {
     const channel = uniqueId('tg');
     await repo.record(message(channel, '10', { chat: { id: 'a', type: 'dm' } }), 'k', 'answered');
