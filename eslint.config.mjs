@@ -1,6 +1,26 @@
 // @ts-check
 import js from '@eslint/js';
+import boundaries from 'eslint-plugin-boundaries';
 import tseslint from 'typescript-eslint';
+
+/**
+ * The dependency graph, enforced (docs/adr/0007-module-boundaries.md). Each lib may import only the
+ * libs listed for it; apps may import any lib; nothing imports an app. Edges point one way:
+ * apps → channel / doctor → agent → provider / tool / memory / security → db / observability → config → common.
+ */
+const LIB_DEPENDENCIES = {
+  common: [],
+  config: ['common'],
+  db: ['config', 'common'],
+  observability: ['config', 'common'],
+  provider: ['db', 'observability', 'config', 'common'],
+  tool: ['db', 'observability', 'config', 'common'],
+  memory: ['provider', 'db', 'observability', 'config', 'common'],
+  security: ['db', 'observability', 'config', 'common'],
+  agent: ['provider', 'tool', 'memory', 'db', 'observability', 'config', 'common'],
+  channel: ['agent', 'security', 'db', 'observability', 'config', 'common'],
+  doctor: ['provider', 'tool', 'memory', 'security', 'db', 'observability', 'config', 'common'],
+};
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'libs/db/src/generated/**', 'bench-results/**', 'coverage/**', 'prisma.config.ts', '**/*.js', '**/*.mjs'] },
@@ -22,6 +42,36 @@ export default tseslint.config(
               message: 'Import another lib through its public entry (@nestclaw/<lib>), never by relative path.',
             },
             { regex: '^@nestclaw/[a-z-]+/.+', message: 'Import only the public entry of a lib (@nestclaw/<lib>), not its internals.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['apps/**/*.ts', 'libs/**/*.ts', 'test/lint/**/*.ts'],
+    plugins: { boundaries },
+    settings: {
+      'import/resolver': { typescript: { project: './tsconfig.json' } },
+      'boundaries/include': ['apps/**/*.ts', 'libs/**/*.ts', 'test/**/*.ts'],
+      'boundaries/elements': [
+        { type: 'app', pattern: 'apps/*', capture: ['name'] },
+        { type: 'lib', pattern: 'libs/*', capture: ['name'] },
+        { type: 'test', pattern: 'test' },
+      ],
+    },
+    rules: {
+      'boundaries/dependencies': [
+        'error',
+        {
+          default: 'disallow',
+          message:
+            '{{from.element.type}} "{{from.element.captured.name}}" may not import {{to.element.type}} "{{to.element.captured.name}}": see the graph in eslint.config.mjs and docs/adr/0007-module-boundaries.md',
+          policies: [
+            { from: { element: { type: 'app' } }, allow: { to: { element: { type: 'lib' } } } },
+            ...Object.entries(LIB_DEPENDENCIES).map(([lib, deps]) => ({
+              from: { element: { type: 'lib', captured: { name: lib } } },
+              allow: { to: { element: { type: 'lib', captured: { name: `{${[lib, ...deps].join(',')}}` } } } },
+            })),
           ],
         },
       ],

@@ -191,6 +191,11 @@ export const configSchema = z
          * disk on every write (about 3 ms per commit on the reference machine).
          */
         synchronous_commit: z.enum(['on', 'off']).default('off'),
+        /**
+         * Without `url`: which embedded PostgreSQL runs the data. auto = the real PostgreSQL binaries
+         * shipped on npm where they can run, else PGlite (WebAssembly, heavier); see docs/adr/0006.
+         */
+        embedded_engine: z.enum(['auto', 'native', 'pglite']).default('auto'),
       })
       .prefault({}),
     models: z.record(z.string(), modelSchema).default({}),

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Pool, PoolClient } from 'pg';
 import { NestclawError, packageRoot } from '@nestclaw/common';
 import type { ConfigService } from '@nestclaw/config';
-import { startEmbeddedPostgres, EmbeddedPostgres } from './embedded/embedded-postgres';
+import { startEmbeddedPostgres, EmbeddedPostgres } from './embedded/embedded-database';
 import { MigrationReport, pendingMigrations, runMigrations } from './migrations/migration.runner';
 import { PrismaClient } from './generated/prisma/client';
 
@@ -65,16 +65,17 @@ export class DatabaseService implements OnApplicationShutdown {
     let embedded: EmbeddedPostgres | undefined;
     let url = database.url;
     if (!url) {
-      embedded = await startEmbeddedPostgres(config.home, log);
+      embedded = await startEmbeddedPostgres(config.home, log, database.embedded_engine);
       url = embedded.url;
     }
     const pool = new Pool({
       connectionString: url,
-      max: embedded ? Math.min(database.pool_size, 6) : database.pool_size,
+      // Each embedded backend is a process (or PGlite's one session): a few suffice for one user.
+      max: embedded ? Math.min(database.pool_size, 5) : database.pool_size,
       connectionTimeoutMillis: 3000,
       idleTimeoutMillis: 30_000,
-      // Real PostgreSQL only: PGlite's socket server does not take startup options.
-      ...(embedded ? {} : { options: `-c synchronous_commit=${database.synchronous_commit}` }),
+      // PGlite's socket server does not take startup options; real PostgreSQL (embedded or not) does.
+      ...(embedded?.engine === 'pglite' ? {} : { options: `-c synchronous_commit=${database.synchronous_commit}` }),
     });
     // An idle client losing its server must not crash the process; queries report it instead.
     pool.on('error', (e) => DatabaseService.logger.warn(`idle database connection lost: ${e.message}`));
@@ -102,10 +103,16 @@ export class DatabaseService implements OnApplicationShutdown {
 
   /**
    * A name for a prepared statement, so PostgreSQL parses and plans it once per connection; none on
-   * the embedded server, where every socket shares one PGlite session and names would collide.
+   * PGlite, where every socket shares one session and names would collide.
    */
   statementName(name: string): string | undefined {
-    return this.embedded ? undefined : name;
+    return this.embedded?.engine === 'pglite' ? undefined : name;
+  }
+
+  /** Where the data is, for people: "embedded PostgreSQL in …" or the URL without its password. */
+  describe(): string {
+    if (!this.embedded) return redactUrl(this.url);
+    return `embedded PostgreSQL${this.embedded.engine === 'pglite' ? ' (PGlite)' : ''} in ${this.embedded.dataDir}`;
   }
 
   /** Runs `fn` in one transaction on one client; network calls never belong inside. */

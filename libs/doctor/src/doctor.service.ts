@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigService } from '@nestclaw/config';
-import { DatabaseService, redactUrl } from '@nestclaw/db';
+import { DatabaseService } from '@nestclaw/db';
 import { ModelStatus, ProviderStatusService } from '@nestclaw/provider';
 import { ExecutorSelector } from '@nestclaw/tool';
 
@@ -51,7 +51,7 @@ export class DoctorService {
 
   private async checkDatabase(): Promise<DoctorCheck[]> {
     const ping = await this.db.ping();
-    const where = this.db.embedded ? `embedded PostgreSQL in ${join(this.config.home, 'pgdata')}` : redactUrl(this.db.url);
+    const where = this.db.describe();
     if (!ping.ok) {
       return [
         {

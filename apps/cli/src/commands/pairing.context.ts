@@ -3,7 +3,7 @@ import { ConfigModule, ConfigService } from '@nestclaw/config';
 import { DatabaseService, DbModule } from '@nestclaw/db';
 import { createCliContext } from '../cli-context';
 
-@Module({ imports: [ConfigModule.forRoot({ watch: false }), DbModule.forRoot({ migrate: true })] })
+@Module({ imports: [ConfigModule.forRoot({ watch: false }), DbModule.forRoot({ migrate: true }), ConfigModule, DbModule] })
 class AccessCliModule {}
 
 /**
