@@ -23,7 +23,18 @@ const LIB_DEPENDENCIES = {
 };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'libs/db/src/generated/**', 'bench-results/**', 'coverage/**', 'prisma.config.ts', '**/*.js', '**/*.mjs'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'libs/db/src/generated/**',
+      'bench-results/**',
+      'coverage/**',
+      'prisma.config.ts',
+      '**/*.js',
+      '**/*.mjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

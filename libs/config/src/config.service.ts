@@ -95,7 +95,8 @@ export class ConfigService implements OnModuleInit, OnApplicationShutdown {
     if (changed.length === 0) return [];
     this.logger.log(`Reloaded ${changed.join(', ')} from ${this.options.path}`);
     if (changed.includes('log')) Logger.overrideLogger(logLevelsFor(next.log.level));
-    for (const component of this.reconfigurables) await this.deliver(component.constructor.name, () => component.reconfigure(next, changed));
+    for (const component of this.reconfigurables)
+      await this.deliver(component.constructor.name, () => component.reconfigure(next, changed));
     return changed;
   }
 

@@ -24,6 +24,11 @@ class DbOptionsModule {}
 export class DbModule {
   /** For the composition root: the gateway migrates while connecting; `nestclaw doctor` does not. */
   static forRoot(options: DatabaseOptions = { migrate: true }): DynamicModule {
-    return { module: DbOptionsModule, global: true, providers: [{ provide: DATABASE_OPTIONS, useValue: options }], exports: [DATABASE_OPTIONS] };
+    return {
+      module: DbOptionsModule,
+      global: true,
+      providers: [{ provide: DATABASE_OPTIONS, useValue: options }],
+      exports: [DATABASE_OPTIONS],
+    };
   }
 }
