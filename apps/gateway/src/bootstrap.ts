@@ -3,8 +3,9 @@ import { LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Server } from 'node:http';
-import { loadConfig, defaultConfigPath, ConfigService, logLevelsFor } from '@nestclaw/config';
+import { loadConfig, defaultConfigPath, ConfigService, logLevelsFor, NestclawConfig } from '@nestclaw/config';
 import { GatewayModule } from './gateway.module';
+import { RedactingLogger } from './logging/redacting.logger';
 import { ChatWsGateway } from './ws/chat.ws-gateway';
 
 export interface GatewayOptions {
@@ -34,18 +35,21 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const logLevels = options.logLevels ?? logLevelsFor(config.log.level);
 
   const adapter = new FastifyAdapter({ bodyLimit: config.server.body_limit, trustProxy: false });
+  // Until Nest has built ConfigService, the configuration just loaded is the running one.
+  let running = (): NestclawConfig => config;
+  const logger = new RedactingLogger(() => running());
+  logger.setLogLevels(logLevels);
   const app = await NestFactory.create<NestFastifyApplication>(
     GatewayModule.forRoot({ path: configPath, env, watch: options.watchConfig, loaded: config }),
     adapter,
-    {
-      logger: logLevels,
-      bufferLogs: false,
-    },
+    { logger, bufferLogs: false },
   );
+  const configService = app.get(ConfigService);
+  running = () => configService.get();
   app.enableShutdownHooks();
   app.get(ChatWsGateway).attach(app.getHttpServer() as Server, config.server.body_limit);
 
-  const live = app.get(ConfigService).get().server;
+  const live = configService.get().server;
   const port = options.port ?? live.port;
   await app.listen({ port, host: live.host });
   const address = app.getHttpServer().address() as { port: number };

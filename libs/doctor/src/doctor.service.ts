@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigService } from '@nestclaw/config';
+import { ConfigService, redactSecrets, secretValues } from '@nestclaw/config';
 import { DatabaseService } from '@nestclaw/db';
 import { ModelStatus, ProviderStatusService } from '@nestclaw/provider';
 import { ExecutorSelector } from '@nestclaw/tool';
@@ -39,7 +39,14 @@ export class DoctorService {
       this.checkTokenFile(),
       await this.checkSandbox(),
     ];
-    return { ok: checks.every((c) => c.status !== 'fail'), checks };
+    // A probe error may echo what it was sent: no configured secret leaves in the report.
+    const secrets = secretValues(this.config.get());
+    const scrub = (c: DoctorCheck): DoctorCheck => ({
+      ...c,
+      message: redactSecrets(c.message, secrets),
+      ...(c.fix ? { fix: redactSecrets(c.fix, secrets) } : {}),
+    });
+    return { ok: checks.every((c) => c.status !== 'fail'), checks: checks.map(scrub) };
   }
 
   private checkConfig(): DoctorCheck {
