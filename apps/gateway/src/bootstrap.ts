@@ -3,7 +3,7 @@ import { LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Server } from 'node:http';
-import { loadConfig, defaultConfigPath, ConfigService, logLevelsFor, NestclawConfig } from '@nestclaw/config';
+import { loadConfig, defaultConfigPath, ConfigService, logLevelsFor, NestclawConfig, writeGatewayInfo } from '@nestclaw/config';
 import { GatewayModule } from './gateway.module';
 import { RedactingLogger } from './logging/redacting.logger';
 import { ChatWsGateway } from './ws/chat.ws-gateway';
@@ -54,10 +54,16 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   await app.listen({ port, host: live.host });
   const address = app.getHttpServer().address() as { port: number };
   const host = live.host.includes(':') ? `[${live.host}]` : live.host;
+  const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${address.port}`;
+  // `nestclaw doctor` (and other commands) find this gateway through $NESTCLAW_HOME/gateway.json.
+  const forget = writeGatewayInfo(configService.home, { pid: process.pid, url });
   return {
     app,
     port: address.port,
-    url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${address.port}`,
-    close: () => app.close(),
+    url,
+    close: async () => {
+      forget();
+      await app.close();
+    },
   };
 }

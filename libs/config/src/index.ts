@@ -5,3 +5,4 @@ export * from './config.module';
 export * from './reconfigurable';
 export * from './nestclaw-home';
 export * from './config.secrets';
+export * from './gateway-info';
