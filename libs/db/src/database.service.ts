@@ -1,39 +1,13 @@
 import { Logger, OnApplicationShutdown } from '@nestjs/common';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { join } from 'node:path';
-import { Pool, PoolClient } from 'pg';
+import { Pool, PoolClient, QueryResult, QueryResultRow } from 'pg';
 import { NestclawError, packageRoot } from '@nestclaw/common';
 import type { ConfigService } from '@nestclaw/config';
 import { startEmbeddedPostgres, EmbeddedPostgres } from './embedded/embedded-database';
+import { mapDatabaseError } from './database-error';
 import { MigrationReport, pendingMigrations, runMigrations } from './migrations/migration.runner';
 import { PrismaClient } from './generated/prisma/client';
-
-const CONNECTION_ERRORS = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ENOTFOUND',
-  'ETIMEDOUT',
-  'EPIPE',
-  '57P01',
-  '57P02',
-  '57P03',
-  '08006',
-  '08001',
-  '08003',
-  '08004',
-]);
-
-/** Maps "cannot reach the database" failures to a 503-class error; other errors pass through. */
-export function asDatabaseError(e: unknown): unknown {
-  const err = e as { code?: string; message?: string };
-  if (
-    (err?.code && CONNECTION_ERRORS.has(err.code)) ||
-    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(err?.message ?? '')
-  ) {
-    return new NestclawError('database_unavailable', 'The database is not reachable; check that PostgreSQL is running (nestclaw doctor)');
-  }
-  return e;
-}
 
 export function migrationsDir(): string {
   return join(packageRoot(), 'prisma', 'migrations');
@@ -88,8 +62,8 @@ export class DatabaseService implements OnApplicationShutdown {
     } catch (e) {
       await pool.end().catch(() => undefined);
       await embedded?.stop().catch(() => undefined);
-      const mapped = asDatabaseError(e);
-      if (mapped instanceof NestclawError) {
+      const mapped = mapDatabaseError(e);
+      if (mapped instanceof NestclawError && mapped.code === 'database_unavailable') {
         throw new NestclawError(
           'database_unavailable',
           `Cannot connect to the database at ${redactUrl(url)}: ${(e as Error).message}. Start PostgreSQL or unset DATABASE_URL to use the embedded one.`,
@@ -115,10 +89,27 @@ export class DatabaseService implements OnApplicationShutdown {
     return `embedded PostgreSQL${this.embedded.engine === 'pglite' ? ' (PGlite)' : ''} in ${this.embedded.dataDir}`;
   }
 
+  /**
+   * One SQL statement, its failures mapped once (mapDatabaseError). Repositories use this (or Prisma);
+   * `client` is the transaction's client when inside `transaction`.
+   */
+  async query<R extends QueryResultRow = QueryResultRow>(
+    text: string,
+    values?: unknown[],
+    options: { client?: PoolClient; name?: string } = {},
+  ): Promise<QueryResult<R>> {
+    const name = options.name ? this.statementName(options.name) : undefined;
+    try {
+      return await (options.client ?? this.pool).query<R>({ text, values, ...(name ? { name } : {}) });
+    } catch (e) {
+      throw mapDatabaseError(e);
+    }
+  }
+
   /** Runs `fn` in one transaction on one client; network calls never belong inside. */
   async transaction<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect().catch((e: unknown) => {
-      throw asDatabaseError(e);
+      throw mapDatabaseError(e);
     });
     try {
       await client.query('BEGIN');
@@ -127,7 +118,7 @@ export class DatabaseService implements OnApplicationShutdown {
       return result;
     } catch (e) {
       await client.query('ROLLBACK').catch(() => undefined);
-      throw asDatabaseError(e);
+      throw mapDatabaseError(e);
     } finally {
       client.release();
     }

@@ -1,4 +1,5 @@
 export * from './database.service';
+export * from './database-error';
 export * from './db.module';
 export { runMigrations, listMigrations } from './migrations/migration.runner';
 export type { MigrationReport } from './migrations/migration.runner';

@@ -1,0 +1,54 @@
+import { NestclawError } from '@nestclaw/common';
+
+/** Node socket errors and PostgreSQL SQLSTATEs that mean "the database cannot be reached (now)". */
+const CONNECTION_ERRORS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'ETIMEDOUT',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08006',
+  '08001',
+  '08003',
+  '08004',
+  // Prisma: cannot reach / connection closed.
+  'P1001',
+  'P1017',
+]);
+const CONNECTION_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i;
+
+/**
+ * The one place database failures become coded errors (docs/adr/0008-data-path.md): unreachable →
+ * `database_unavailable` (503), a unique or foreign-key violation → `conflict` (409), text
+ * PostgreSQL cannot store → `invalid_request` (400). Anything else passes through unchanged.
+ */
+export function mapDatabaseError(e: unknown): unknown {
+  if (e instanceof NestclawError) return e;
+  const err = e as { code?: string; message?: string; constraint?: string; meta?: { target?: unknown } };
+  const code = err?.code;
+  if ((code && CONNECTION_ERRORS.has(code)) || CONNECTION_MESSAGES.test(err?.message ?? '')) {
+    return new NestclawError('database_unavailable', 'The database is not reachable; check that PostgreSQL is running (nestclaw doctor)');
+  }
+  switch (code) {
+    case '23505':
+    case 'P2002':
+      return new NestclawError('conflict', `Already exists (${err.constraint ?? String(err.meta?.target ?? 'unique key')})`, {
+        constraint: err.constraint,
+      });
+    case '23503':
+      return new NestclawError('conflict', `Refers to something that does not exist (${err.constraint ?? 'foreign key'})`, {
+        constraint: err.constraint,
+      });
+    case '22021':
+    case '22P05':
+      return new NestclawError('invalid_request', 'Text the database cannot store (a NUL byte or invalid UTF-8)');
+    default:
+      return e;
+  }
+}
+
+/** @deprecated Use `DatabaseService.query` (maps for you) or `mapDatabaseError`. */
+export const asDatabaseError = mapDatabaseError;
