@@ -1,6 +1,6 @@
 /**
- * `npm run bench` (second part): the README's path on a machine without PostgreSQL. Starts the
- * built gateway (`node --max-old-space-size=256 dist/apps/gateway/main.js`, as `npm start` does)
+ * `npm run bench` (last part): the README's path on a machine without PostgreSQL. Starts the built
+ * gateway with the Node flags `npm start` uses (dist/apps/gateway/main.js)
  * with no DATABASE_URL on a fresh `$NESTCLAW_HOME`, twice:
  *   - first start: spawn → NESTCLAW_READY on an empty home (the embedded database is created);
  *   - second start: the same home again (the database is reopened);
@@ -11,10 +11,12 @@
  * the targets of issue 10 (first start ≤ 3 s, total RSS ≤ 200 MB).
  */
 import { ChildProcess, fork, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { Client } from 'pg';
 
 const ROOT = resolve(__dirname, '../..');
 const GATEWAY_MAIN = join(ROOT, 'dist/apps/gateway/main.js');
@@ -26,8 +28,12 @@ const { values: argv } = parseArgs({
   options: {
     runs: { type: 'string', default: '3' },
     turns: { type: 'string', default: '50' },
-    /** Comma-separated `database.embedded_engine` values to compare in the same run. */
-    engines: { type: 'string', default: 'auto,pglite' },
+    /**
+     * Comma-separated `database.embedded_engine` values to compare in the same run, plus `server`:
+     * the same gateway on a fresh database of a PostgreSQL server (NESTCLAW_BENCH_PG_URL, default
+     * postgres://postgres@127.0.0.1:5432/postgres), the reference (its RSS is the gateway's alone).
+     */
+    engines: { type: 'string', default: 'auto,pglite,server' },
   },
   strict: false,
 });
@@ -67,9 +73,24 @@ function rssMb(pid: number): number {
   }
 }
 
-function treeRss(root: number): { totalMb: number; perProcess: { pid: number; mb: number }[] } {
-  const perProcess = processTree(root).map((pid) => ({ pid, mb: round(rssMb(pid)) }));
-  return { totalMb: round(perProcess.reduce((a, p) => a + p.mb, 0)), perProcess };
+/** Proportional set size: shared pages (the postgres binary, shared buffers) split between the processes using them. */
+function pssMb(pid: number): number {
+  try {
+    return Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0) / 1024;
+  } catch {
+    return 0;
+  }
+}
+
+/** RSS summed over the tree (a page shared by n processes counts n times), and PSS summed (counts it once). */
+function treeRss(root: number): { totalMb: number; pssMb: number; perProcess: { pid: number; mb: number }[] } {
+  const pids = processTree(root);
+  const perProcess = pids.map((pid) => ({ pid, mb: round(rssMb(pid)) }));
+  return {
+    totalMb: round(perProcess.reduce((a, p) => a + p.mb, 0)),
+    pssMb: round(pids.reduce((a, pid) => a + pssMb(pid), 0)),
+    perProcess,
+  };
 }
 
 interface Started {
@@ -80,7 +101,9 @@ interface Started {
 
 function startGateway(env: NodeJS.ProcessEnv): Promise<Started> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, ['--max-old-space-size=256', GATEWAY_MAIN, '--port', '0'], {
+  // As `npm start` runs it (package.json); NESTCLAW_BENCH_GATEWAY_FLAGS replaces the Node flags to try others.
+  const flags = (process.env.NESTCLAW_BENCH_GATEWAY_FLAGS ?? '--max-old-space-size=256 --max-semi-space-size=1').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...flags, GATEWAY_MAIN, '--port', '0'], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -91,8 +114,8 @@ function startGateway(env: NodeJS.ProcessEnv): Promise<Started> {
     let buffered = '';
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      fail(new Error(`not ready in 60 s:\n${output.join('')}`));
-    }, 60_000);
+      fail(new Error(`not ready in 180 s:\n${output.join('')}`));
+    }, 180_000);
     child.once('exit', (code) => fail(new Error(`gateway exited (${code}):\n${output.join('')}${buffered}`)));
     child.stdout!.on('data', (c: Buffer) => {
       buffered += c.toString();
@@ -137,11 +160,35 @@ async function chatTurns(base: string, n: number): Promise<void> {
   }
 }
 
+const ADMIN_URL = process.env.NESTCLAW_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const serverDatabases: string[] = [];
+
+async function freshServerDatabase(): Promise<string> {
+  const name = `nestclaw_bench_emb_${randomBytes(4).toString('hex')}`;
+  const client = new Client({ connectionString: ADMIN_URL });
+  await client.connect();
+  await client.query(`CREATE DATABASE ${name}`);
+  await client.end();
+  serverDatabases.push(name);
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function dropServerDatabases(): Promise<void> {
+  if (!serverDatabases.length) return;
+  const client = new Client({ connectionString: ADMIN_URL });
+  await client.connect();
+  for (const name of serverDatabases) await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
+  await client.end();
+}
+
 interface Row {
   first: number;
   second: number;
   idleMb: number;
   afterTurnsMb: number;
+  afterTurnsPssMb: number;
   perProcess: string;
 }
 
@@ -159,6 +206,7 @@ async function main(): Promise<void> {
     }
   } finally {
     llm.child.kill();
+    await dropServerDatabases();
   }
   const verdict = (ok: boolean) => (ok ? 'ok' : 'MISSED');
   for (const [engine, rows] of results) {
@@ -167,6 +215,7 @@ async function main(): Promise<void> {
       secondStartMs: Math.round(median(rows.map((r) => r.second))),
       idleRssMb: median(rows.map((r) => r.idleMb)),
       totalRssMb: median(rows.map((r) => r.afterTurnsMb)),
+      totalPssMb: median(rows.map((r) => r.afterTurnsPssMb)),
     };
     process.stdout.write(
       [
@@ -176,6 +225,7 @@ async function main(): Promise<void> {
         `  second start             ${m.secondStartMs} ms`,
         `  total RSS idle           ${m.idleRssMb} MB`,
         `  total RSS after ${TURNS} turns ${m.totalRssMb} MB   target ≤ ${TARGETS.totalRssMb} MB   ${verdict(m.totalRssMb <= TARGETS.totalRssMb)}`,
+        `  total PSS after ${TURNS} turns ${m.totalPssMb} MB   (shared pages counted once)`,
         '',
       ].join('\n'),
     );
@@ -192,7 +242,7 @@ async function measure(engine: string, run: number, llmUrl: string, rows: Row[])
     NESTCLAW_TOKEN: TOKEN,
     NESTCLAW_READY_LINE: '1',
     OPENAI_BASE_URL: llmUrl,
-    NESTCLAW_DATABASE__EMBEDDED_ENGINE: engine,
+    ...(engine === 'server' ? { DATABASE_URL: await freshServerDatabase() } : { NESTCLAW_DATABASE__EMBEDDED_ENGINE: engine }),
     OPENAI_API_KEY: 'sk-bench',
     NESTCLAW_MODEL: 'bench-model',
   };
@@ -211,10 +261,11 @@ async function measure(engine: string, run: number, llmUrl: string, rows: Row[])
       second: second.ms,
       idleMb: idle.totalMb,
       afterTurnsMb: after.totalMb,
+      afterTurnsPssMb: after.pssMb,
       perProcess: after.perProcess.map((p) => `${p.mb}`).join(' + '),
     });
     process.stdout.write(
-      `${engine} run ${run + 1}: first start ${first.ms.toFixed(0)} ms, second ${second.ms.toFixed(0)} ms, total RSS idle ${idle.totalMb} MB, after ${TURNS} turns ${after.totalMb} MB (${rows.at(-1)!.perProcess})\n`,
+      `${engine} run ${run + 1}: first start ${first.ms.toFixed(0)} ms, second ${second.ms.toFixed(0)} ms, total RSS idle ${idle.totalMb} MB, after ${TURNS} turns ${after.totalMb} MB RSS / ${after.pssMb} MB PSS (${rows.at(-1)!.perProcess})\n`,
     );
   } finally {
     rmSync(home, { recursive: true, force: true });

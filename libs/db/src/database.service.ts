@@ -44,8 +44,9 @@ export class DatabaseService implements OnApplicationShutdown {
     }
     const pool = new Pool({
       connectionString: url,
-      // Each embedded backend is a process (or PGlite's one session): a few suffice for one user.
-      max: embedded ? Math.min(database.pool_size, 5) : database.pool_size,
+      // Each embedded backend is a ~17 MB process (or PGlite's one session): three serve one user's
+      // turns without waiting (docs/adr/0006-embedded-postgres.md).
+      max: embedded ? Math.min(database.pool_size, 3) : database.pool_size,
       connectionTimeoutMillis: 3000,
       idleTimeoutMillis: 30_000,
       // PGlite's socket server does not take startup options; real PostgreSQL (embedded or not) does.
