@@ -1,9 +1,51 @@
 // @ts-check
 import js from '@eslint/js';
+import boundaries from 'eslint-plugin-boundaries';
 import tseslint from 'typescript-eslint';
 
+/**
+ * The dependency graph, enforced (docs/adr/0007-module-boundaries.md). Each lib may import only the
+ * libs listed for it; apps may import any lib; nothing imports an app. Edges point one way:
+ * apps → channel / doctor → agent → provider / tool / memory / security → db / observability → config → common.
+ */
+const LIB_DEPENDENCIES = {
+  common: [],
+  config: ['common'],
+  db: ['config', 'common'],
+  observability: ['config', 'common'],
+  provider: ['db', 'observability', 'config', 'common'],
+  tool: ['db', 'observability', 'config', 'common'],
+  memory: ['provider', 'db', 'observability', 'config', 'common'],
+  security: ['db', 'observability', 'config', 'common'],
+  agent: ['provider', 'tool', 'memory', 'db', 'observability', 'config', 'common'],
+  channel: ['agent', 'security', 'db', 'observability', 'config', 'common'],
+  doctor: ['provider', 'tool', 'memory', 'security', 'db', 'observability', 'config', 'common'],
+  // Test doubles and database fixtures for specs: they stand in for the libs below the one under test.
+  testing: ['channel', 'agent', 'provider', 'tool', 'memory', 'security', 'db', 'observability', 'config', 'common'],
+};
+
+// The patterns every lib and app import must pass; production files also may not reach the test doubles.
+const DEEP_IMPORTS = [
+  {
+    regex: '^(\\.\\./)+(libs/)?[a-z-]+/src(/|$)',
+    message: 'Import another lib through its public entry (@nestclaw/<lib>), never by relative path.',
+  },
+  { regex: '^@nestclaw/[a-z-]+/.+', message: 'Import only the public entry of a lib (@nestclaw/<lib>), not its internals.' },
+];
+
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'libs/db/src/generated/**', 'bench-results/**', 'coverage/**', 'prisma.config.ts', '**/*.js', '**/*.mjs'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'libs/db/src/generated/**',
+      'bench-results/**',
+      'coverage/**',
+      'prisma.config.ts',
+      '**/*.js',
+      '**/*.mjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -16,13 +58,50 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          patterns: [
-            {
-              regex: '^(\\.\\./)+(libs/)?[a-z-]+/src(/|$)',
-              message: 'Import another lib through its public entry (@nestclaw/<lib>), never by relative path.',
-            },
-            { regex: '^@nestclaw/[a-z-]+/.+', message: 'Import only the public entry of a lib (@nestclaw/<lib>), not its internals.' },
+          patterns: DEEP_IMPORTS,
+        },
+      ],
+    },
+  },
+  {
+    files: ['apps/**/*.ts', 'libs/**/*.ts', 'test/lint/**/*.ts'],
+    plugins: { boundaries },
+    settings: {
+      'import/resolver': { typescript: { project: './tsconfig.json' } },
+      'boundaries/include': ['apps/**/*.ts', 'libs/**/*.ts', 'test/**/*.ts'],
+      'boundaries/elements': [
+        { type: 'app', pattern: 'apps/*', capture: ['name'] },
+        { type: 'lib', pattern: 'libs/*', capture: ['name'] },
+        { type: 'test', pattern: 'test' },
+      ],
+    },
+    rules: {
+      'boundaries/dependencies': [
+        'error',
+        {
+          default: 'disallow',
+          message:
+            '{{from.element.type}} "{{from.element.captured.name}}" may not import {{to.element.type}} "{{to.element.captured.name}}": see the graph in eslint.config.mjs and docs/adr/0007-module-boundaries.md',
+          policies: [
+            { from: { element: { type: 'app' } }, allow: { to: { element: { type: 'lib' } } } },
+            ...Object.entries(LIB_DEPENDENCIES).map(([lib, deps]) => ({
+              from: { element: { type: 'lib', captured: { name: lib } } },
+              // Any lib's specs may use the test doubles; production files are held off them below.
+              allow: { to: { element: { type: 'lib', captured: { name: `{${[lib, ...deps, 'testing'].join(',')}}` } } } },
+            })),
           ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['apps/**/*.ts', 'libs/**/*.ts'],
+    ignores: ['**/*.spec.ts', '**/*.int-spec.ts', 'libs/testing/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [...DEEP_IMPORTS, { regex: '^@nestclaw/testing$', message: 'Test doubles are for specs only, never production code.' }],
         },
       ],
     },

@@ -141,7 +141,9 @@ describe('nestclaw CLI', () => {
     );
     expect(r.code).toBe(1);
     expect(`${r.stdout}${r.stderr}`).not.toMatch(/^\s+at /m); // no stack trace
-    const report = JSON.parse(r.stdout) as { ok: boolean; checks: { name: string; status: string; fix?: string }[] };
+    const report = JSON.parse(r.stdout) as { source: string; ok: boolean; checks: { name: string; status: string; fix?: string }[] };
+    // No gateway runs from this home: the CLI checks its own environment and says so.
+    expect(report.source).toMatch(/^local checks \(gateway: /);
     expect(report.ok).toBe(false);
     expect(report.checks.find((c) => c.name === 'database')).toMatchObject({ status: 'fail', fix: expect.stringContaining('PostgreSQL') });
   });
@@ -177,6 +179,7 @@ describe('nestclaw CLI', () => {
       const env = envFor(home, db, withModel());
       const r = await run(['doctor'], env);
       expect(r.code).toBe(0);
+      expect(r.stdout).toContain(`reporting on the running gateway at ${url}`);
       expect(r.stdout).toMatch(/^✔ config: /m);
       expect(r.stdout).toMatch(/^✔ database: .* answered in/m);
       expect(r.stdout).toMatch(/^✔ migrations: all applied$/m);
@@ -185,9 +188,18 @@ describe('nestclaw CLI', () => {
       expect(r.stdout).toMatch(/^all checks passed/m);
     });
 
-    it('doctor exits 1 and names the variables to set when no model provider is configured', async () => {
+    it("doctor reports the running gateway's checks, not this shell's, when the shell has no model configured", async () => {
       const r = await run(['doctor'], envFor(home, db));
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain(`reporting on the running gateway at ${url}`);
+      expect(r.stdout).toMatch(/^✔ model default: fake-model/m);
+      expect(r.stdout).not.toMatch(/no model provider is configured/);
+    });
+
+    it('doctor --local exits 1 and names the variables to set when this shell has no model provider', async () => {
+      const r = await run(['doctor', '--local'], envFor(home, db));
       expect(r.code).toBe(1);
+      expect(r.stdout).toMatch(/^reporting on local checks \(gateway: skipped \(--local\)\)$/m);
       expect(r.stdout).toMatch(/^✖ provider: no model provider is configured/m);
       expect(r.stdout).toMatch(/^\s+fix: set OPENAI_BASE_URL and OPENAI_API_KEY/m);
       expect(r.stdout).toMatch(/1 check\(s\) failed/);

@@ -1,8 +1,12 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { DatabaseService } from '@nestclaw/db';
 import { Harness, startHarness } from '../support/gateway-harness';
 
-/** The newcomer path: no DATABASE_URL, so nestclaw runs PostgreSQL (PGlite) under $NESTCLAW_HOME. */
+/**
+ * The newcomer path: no DATABASE_URL, so nestclaw runs PostgreSQL under $NESTCLAW_HOME: the real
+ * binaries from npm where they can run (here as root, through a user namespace), else PGlite.
+ */
 describe('embedded database (no DATABASE_URL)', () => {
   let h: Harness;
   // A first start runs initdb in WASM (seconds on an idle machine, over a minute on a loaded CI host).
@@ -11,9 +15,11 @@ describe('embedded database (no DATABASE_URL)', () => {
   }, 180_000);
   afterAll(() => h.stop());
 
-  it('creates the database under $NESTCLAW_HOME/pgdata and answers a chat turn', async () => {
+  it('creates the database under $NESTCLAW_HOME/postgres with real PostgreSQL and answers a chat turn', async () => {
     expect(h.env.DATABASE_URL).toBeUndefined();
-    expect(existsSync(join(h.home, 'pgdata', 'PG_VERSION'))).toBe(true);
+    expect(h.gateway.app.get(DatabaseService).embedded?.engine).toBe('native');
+    expect(existsSync(join(h.home, 'postgres', 'PG_VERSION'))).toBe(true);
+    expect(existsSync(join(h.home, 'pgdata'))).toBe(false);
     const res = await h.api('/v1/chat', { json: { message: '嵌入式数据库你好' } });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { reply: string }).reply).toBe('echo: 嵌入式数据库你好');
@@ -33,5 +39,21 @@ describe('embedded database (no DATABASE_URL)', () => {
     const text = await res.text();
     expect(text).toContain('event: token');
     expect(text).toContain('event: done');
+  });
+});
+
+describe('embedded database on PGlite (database.embedded_engine: pglite, the fallback)', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ embedded: true, env: { NESTCLAW_DATABASE__EMBEDDED_ENGINE: 'pglite' } });
+    // PGlite's initdb runs WASM in a child process: ~10 s alone, minutes on a loaded CI machine.
+  }, 300_000);
+  afterAll(() => h.stop());
+
+  it('keeps its data under $NESTCLAW_HOME/pgdata and answers a chat turn', async () => {
+    expect(h.gateway.app.get(DatabaseService).embedded?.engine).toBe('pglite');
+    expect(existsSync(join(h.home, 'pgdata', 'PG_VERSION'))).toBe(true);
+    const res = await h.api('/v1/chat', { json: { message: 'PGlite 你好' } });
+    expect(((await res.json()) as { reply: string }).reply).toBe('echo: PGlite 你好');
   });
 });

@@ -11,7 +11,7 @@ import { DoctorModule } from '@nestclaw/doctor';
 export class CliModule {
   /** `nestclaw migrate`: config + database, migrating while connecting. */
   static forMigrate(): DynamicModule {
-    return { module: CliModule, imports: [ConfigModule.forRoot({ watch: false }), DbModule.forRoot({ migrate: true })] };
+    return { module: CliModule, imports: [ConfigModule.forRoot({ watch: false }), DbModule.forRoot({ migrate: true }), DbModule] };
   }
 
   /** `nestclaw doctor`: the checks behind `GET /doctor`; never migrates, so it reports pending ones. */

@@ -5,8 +5,11 @@ import { ChannelModule } from '@nestclaw/channel';
 import { ConfigModule, ConfigModuleOptions } from '@nestclaw/config';
 import { DbModule } from '@nestclaw/db';
 import { DoctorModule } from '@nestclaw/doctor';
+import { ProviderModule } from '@nestclaw/provider';
 import { SecurityModule } from '@nestclaw/security';
+import { ApprovalService, ToolModule } from '@nestclaw/tool';
 import { ApprovalsController } from './approvals/approvals.controller';
+import { toolApprovalDecider } from './approvals/tool-approval.decider';
 import { AuditController } from './audit/audit.controller';
 import { BearerAuthGuard } from './auth/bearer-auth.guard';
 import { TokenRateLimit } from './auth/token-rate-limit';
@@ -34,10 +37,15 @@ export class GatewayModule {
       imports: [
         ConfigModule.forRoot(config),
         DbModule.forRoot({ migrate: true }),
+        ConfigModule,
+        DbModule,
         SecurityModule,
+        ProviderModule,
+        ToolModule,
         AgentModule,
         DoctorModule,
-        ChannelModule,
+        // Approval buttons and /approve in chats decide through the tool lib's ApprovalService.
+        ChannelModule.register({ imports: [ToolModule], decider: { useFactory: toolApprovalDecider, inject: [ApprovalService] } }),
       ],
       controllers: [
         ChatController,

@@ -1,10 +1,10 @@
-import { Module } from '@nestjs/common';
+import { DynamicModule, FactoryProvider, Module, ModuleMetadata } from '@nestjs/common';
 import { AgentModule } from '@nestclaw/agent';
+import { ConfigModule } from '@nestclaw/config';
+import { DbModule } from '@nestclaw/db';
 import { SecurityModule } from '@nestclaw/security';
-import { ApprovalService } from '@nestclaw/tool';
 import { AccessPolicy } from './access/access-policy';
-import { toolApprovalDecider } from './approvals/tool-approval.decider';
-import { APPROVAL_DECIDER } from './channel.port';
+import { APPROVAL_DECIDER, ApprovalDecider } from './channel.port';
 import { ChannelRegistry } from './channel.registry';
 import { ApprovalCommands } from './commands/approval-commands';
 import { ChatCommands } from './commands/chat-commands';
@@ -17,24 +17,34 @@ import { MessageRouter } from './routing/message-router';
 import { ChannelTurnRunner } from './turn/channel-turn.runner';
 import { RunningTurns } from './turn/running-turns';
 
-@Module({
-  // AgentModule re-exports ToolModule, whose ApprovalService decides button presses.
-  imports: [AgentModule, SecurityModule],
-  providers: [
-    ChannelRegistry,
-    InboundPipeline,
-    AccessPolicy,
-    MessageRouter,
-    InboundRepository,
-    ChatCommands,
-    ApprovalCommands,
-    ChannelTurnRunner,
-    RunningTurns,
-    ReplyDelivery,
-    OutboundRepository,
-    ConversationLogService,
-    { provide: APPROVAL_DECIDER, useFactory: toolApprovalDecider, inject: [ApprovalService] },
-  ],
-  exports: [ChannelRegistry, ConversationLogService],
-})
-export class ChannelModule {}
+/** How approval buttons and /approve are decided: supplied by the composition root (the channel lib never imports the tool lib). */
+export interface ChannelApprovals {
+  imports: NonNullable<ModuleMetadata['imports']>;
+  decider: Omit<FactoryProvider<ApprovalDecider>, 'provide'>;
+}
+
+@Module({})
+export class ChannelModule {
+  static register(approvals: ChannelApprovals): DynamicModule {
+    return {
+      module: ChannelModule,
+      imports: [ConfigModule, DbModule, AgentModule, SecurityModule, ...approvals.imports],
+      providers: [
+        ChannelRegistry,
+        InboundPipeline,
+        AccessPolicy,
+        MessageRouter,
+        InboundRepository,
+        ChatCommands,
+        ApprovalCommands,
+        ChannelTurnRunner,
+        RunningTurns,
+        ReplyDelivery,
+        OutboundRepository,
+        ConversationLogService,
+        { provide: APPROVAL_DECIDER, ...approvals.decider },
+      ],
+      exports: [ChannelRegistry, ConversationLogService],
+    };
+  }
+}

@@ -94,3 +94,25 @@ describe('loadConfig', () => {
     expect(() => loadConfig(path, {})).toThrow(/not valid YAML/);
   });
 });
+
+describe('strict configuration', () => {
+  it('names a misspelt key inside a model instead of loading the model without its key', () => {
+    const path = write('models:\n  m: { provider: openai, model: gpt-4o-mini, api_kye: sk-123 }\n');
+    expect(() => loadConfig(path, {})).toThrow(/models\.m\.api_kye: unknown key/);
+  });
+
+  it('names misspelt keys in nested sections, channels and search backends', () => {
+    const path = write(
+      'tools:\n  exec: { securty: deny }\n  search: { backend: { kind: brave, api_key: k, urll: x } }\nchannels:\n  telegram: { tokn: t }\n',
+    );
+    let message = '';
+    try {
+      loadConfig(path, {});
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toContain('tools.exec.securty: unknown key');
+    expect(message).toContain('tools.search.backend.urll: unknown key');
+    expect(message).toContain('channels.telegram.tokn: unknown key');
+  });
+});

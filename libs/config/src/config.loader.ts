@@ -93,24 +93,18 @@ export function loadConfig(path: string, env: NodeJS.ProcessEnv = process.env): 
   const merged = applyEnv(interpolate(raw, env) as Json, env);
   const result = configSchema.safeParse(merged);
   if (!result.success) {
-    const lines = result.error.issues.map((issue) => {
-      const key = issue.path.length ? issue.path.join('.') : '(top level)';
-      return `  - ${key}: ${issue.message}`;
-    });
-    throw new NestclawError(
-      'config_invalid',
-      `Invalid configuration (${fromFile ? path : 'defaults + environment'}), fix these keys:\n${lines.join('\n')}`,
-      { issues: result.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })) },
+    // Strict schemas everywhere: a typo (`api_kye`, `timout_budget`) is an error naming the key.
+    const issues = result.error.issues.flatMap((issue) =>
+      issue.code === 'unrecognized_keys'
+        ? issue.keys.map((k) => ({ path: [...issue.path, k].join('.'), message: 'unknown key (a typo? see docs/configuration.md)' }))
+        : [{ path: issue.path.join('.'), message: issue.message }],
     );
-  }
-  const unknown = unknownKeys(merged, result.data);
-  if (unknown.length) {
     throw new NestclawError(
       'config_invalid',
-      `Invalid configuration (${fromFile ? path : 'defaults + environment'}), fix these keys:\n${unknown
-        .map((k) => `  - ${k}: unknown key (a typo? see docs/configuration.md)`)
+      `Invalid configuration (${fromFile ? path : 'defaults + environment'}), fix these keys:\n${issues
+        .map((i) => `  - ${i.path || '(top level)'}: ${i.message}`)
         .join('\n')}`,
-      { issues: unknown.map((k) => ({ path: k, message: 'unknown key' })) },
+      { issues },
     );
   }
   const config = result.data;
@@ -119,20 +113,4 @@ export function loadConfig(path: string, env: NodeJS.ProcessEnv = process.env): 
     if (first) config.providers.primary = first;
   }
   return { config, fromFile };
-}
-
-/**
- * Keys present in the input but absent from the validated result: zod drops what a schema does not
- * know, so a typo (`timout_budget`) would otherwise silently fall back to the default.
- */
-function unknownKeys(input: unknown, parsed: unknown, at: string[] = []): string[] {
-  if (!input || typeof input !== 'object' || Array.isArray(input) || !parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    return [];
-  }
-  const out: string[] = [];
-  for (const [key, value] of Object.entries(input)) {
-    if (!(key in parsed)) out.push([...at, key].join('.'));
-    else out.push(...unknownKeys(value, (parsed as Record<string, unknown>)[key], [...at, key]));
-  }
-  return out;
 }

@@ -1,7 +1,6 @@
-import { DynamicModule, Global, Module } from '@nestjs/common';
-import { DiscoveryModule, DiscoveryService } from '@nestjs/core';
+import { DynamicModule, Module } from '@nestjs/common';
 import type { NestclawConfig } from './config.schema';
-import { ConfigOptions, ConfigService } from './config.service';
+import { CONFIG_OPTIONS, ConfigOptions, ConfigService } from './config.service';
 import { defaultConfigPath, nestclawHome } from './nestclaw-home';
 
 export interface ConfigModuleOptions {
@@ -13,9 +12,18 @@ export interface ConfigModuleOptions {
   loaded?: NestclawConfig;
 }
 
-@Global()
+/**
+ * The process's options (path, env, watch), set once by the composition root. This value is the
+ * only global (docs/adr/0007-module-boundaries.md): a module that uses ConfigService imports
+ * ConfigModule itself.
+ */
 @Module({})
+class ConfigOptionsModule {}
+
+/** ConfigService, one per process: every module that uses it imports ConfigModule. */
+@Module({ providers: [ConfigService], exports: [ConfigService] })
 export class ConfigModule {
+  /** For the composition root: where the config file is and whether to watch it. */
   static forRoot(opts: ConfigModuleOptions = {}): DynamicModule {
     const env = opts.env ?? process.env;
     const options: ConfigOptions = {
@@ -26,16 +34,10 @@ export class ConfigModule {
       loaded: opts.loaded,
     };
     return {
-      module: ConfigModule,
-      imports: [DiscoveryModule],
-      providers: [
-        {
-          provide: ConfigService,
-          useFactory: (discovery: DiscoveryService) => new ConfigService(options, discovery),
-          inject: [DiscoveryService],
-        },
-      ],
-      exports: [ConfigService],
+      module: ConfigOptionsModule,
+      global: true,
+      providers: [{ provide: CONFIG_OPTIONS, useValue: options }],
+      exports: [CONFIG_OPTIONS],
     };
   }
 }

@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { parseDuration } from '@nestclaw/common';
 
+/**
+ * Marks a value as a secret, once, here in the schema: `redactConfig` and `secretValues`
+ * (config.secrets.ts) find every marked value, so logs, /doctor and config dumps never show it.
+ */
+const secret = <T extends z.ZodType>(schema: T): T => schema.meta({ secret: true }) as T;
+
 const duration = z.union([z.string(), z.number()]).transform((v, ctx) => {
   try {
     return parseDuration(v);
@@ -11,7 +17,7 @@ const duration = z.union([z.string(), z.number()]).transform((v, ctx) => {
 });
 
 /** USD per 1M tokens. */
-const priceSchema = z.object({
+const priceSchema = z.strictObject({
   input: z.number().nonnegative(),
   output: z.number().nonnegative(),
   cached_input: z.number().nonnegative().optional(),
@@ -20,16 +26,16 @@ const priceSchema = z.object({
 });
 
 /** Client-side rate limits; the ReliableProvider routes elsewhere before a 429 happens. */
-const limitsSchema = z.object({
+const limitsSchema = z.strictObject({
   rpm: z.number().int().positive().optional(),
   tpm: z.number().int().positive().optional(),
 });
 
-const modelSchema = z.looseObject({
+const modelSchema = z.strictObject({
   provider: z.string().default('openai-compatible'),
   model: z.string().min(1),
   base_url: z.url().optional(),
-  api_key: z.string().optional(),
+  api_key: secret(z.string()).optional(),
   price: priceSchema.optional(),
   max_tokens: z.number().int().positive().optional(),
   temperature: z.number().min(0).max(2).optional(),
@@ -37,12 +43,12 @@ const modelSchema = z.looseObject({
   kind: z.enum(['chat', 'embedding']).default('chat'),
   limits: limitsSchema.optional(),
   /** Extra HTTP headers sent with every request (e.g. OpenRouter's HTTP-Referer). */
-  headers: z.record(z.string(), z.string()).optional(),
+  headers: z.record(z.string(), secret(z.string())).optional(),
   /** Embedding size to request, where the backend supports choosing it. */
   dimensions: z.number().int().positive().optional(),
 });
 
-const agentSchema = z.object({
+const agentSchema = z.strictObject({
   model: z.string().optional(),
   /** This agent's own fallback chain (else `providers.fallback`). */
   fallback: z.array(z.string()).optional(),
@@ -52,7 +58,7 @@ const agentSchema = z.object({
   tools: z.array(z.string()).default(['current_time', 'shell', 'file_read', 'file_write', 'file_list', 'http_request', 'web_search']),
   /** Where this agent's files live: one per session, per agent (default) or one shared by all. */
   workspace: z
-    .object({
+    .strictObject({
       scope: z.enum(['session', 'agent', 'shared']).default('agent'),
       access: z.enum(['rw', 'ro', 'none']).default('rw'),
     })
@@ -60,9 +66,9 @@ const agentSchema = z.object({
 });
 
 const searchBackendSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('searxng'), url: z.url() }),
-  z.object({ kind: z.literal('brave'), api_key: z.string().min(1), url: z.url().default('https://api.search.brave.com') }),
-  z.object({ kind: z.literal('tavily'), api_key: z.string().min(1), url: z.url().default('https://api.tavily.com') }),
+  z.strictObject({ kind: z.literal('searxng'), url: z.url() }),
+  z.strictObject({ kind: z.literal('brave'), api_key: secret(z.string().min(1)), url: z.url().default('https://api.search.brave.com') }),
+  z.strictObject({ kind: z.literal('tavily'), api_key: secret(z.string().min(1)), url: z.url().default('https://api.tavily.com') }),
 ]);
 
 /** An owner-written spec for a program the exec policy should admit (see docs/configuration.md). */
@@ -94,7 +100,7 @@ const programSpecSchema = z.strictObject({
 export const NATIVE_ACKNOWLEDGEMENT = 'commands run on the host without a sandbox';
 
 const toolsSchema = z
-  .object({
+  .strictObject({
     /**
      * auto picks the strongest available sandbox: docker, then bubblewrap. With none, the shell tool
      * is not offered (file tools keep working through their own path checks). native runs commands
@@ -110,7 +116,7 @@ const toolsSchema = z
       })
       .prefault({}),
     exec: z
-      .object({
+      .strictObject({
         security: z.enum(['deny', 'allowlist', 'full']).default('allowlist'),
         /** Programs without a spec, allowed on top of the default ones: each call needs approval and says so. */
         allow: z.array(z.string().regex(/^[A-Za-z0-9._+-]+$/)).default([]),
@@ -123,7 +129,7 @@ const toolsSchema = z
       })
       .prefault({}),
     limits: z
-      .object({
+      .strictObject({
         memory_mb: z.number().int().min(16).default(256),
         pids: z.number().int().min(4).default(64),
         cpus: z.number().positive().default(1),
@@ -138,13 +144,13 @@ const toolsSchema = z
       })
       .prefault({}),
     docker: z
-      .object({
+      .strictObject({
         image: z.string().min(1).default('debian:bookworm-slim'),
         socket: z.string().optional(),
       })
       .prefault({}),
     approval: z
-      .object({
+      .strictObject({
         required: z.array(z.string()).default(['shell', 'file_write', 'http_request']),
         /** http_request with these methods never needs approval. */
         safe_http_methods: z.array(z.string()).default(['GET', 'HEAD']),
@@ -152,7 +158,7 @@ const toolsSchema = z
       })
       .prefault({}),
     http: z
-      .object({
+      .strictObject({
         /** Hosts http_request may reach even when they resolve to private addresses. */
         allow_hosts: z.array(z.string()).default([]),
         timeout: duration.default(20_000),
@@ -160,17 +166,17 @@ const toolsSchema = z
       })
       .prefault({}),
     search: z
-      .object({
+      .strictObject({
         backend: searchBackendSchema.optional(),
         timeout: duration.default(15_000),
       })
       .prefault({}),
     hooks: z
-      .object({
+      .strictObject({
         /** PreToolUse rules: refuse a call whose input (as JSON) matches the pattern (a regular expression). */
-        block: z.array(z.object({ tool: z.string().default('*'), pattern: z.string(), reason: z.string().optional() })).default([]),
+        block: z.array(z.strictObject({ tool: z.string().default('*'), pattern: z.string(), reason: z.string().optional() })).default([]),
         /** PostToolUse rules: replace matches in tool output with [redacted]. */
-        redact: z.array(z.object({ tool: z.string().default('*'), pattern: z.string() })).default([]),
+        redact: z.array(z.strictObject({ tool: z.string().default('*'), pattern: z.string() })).default([]),
       })
       .prefault({}),
   })
@@ -195,9 +201,9 @@ const toolsSchema = z
 const idList = z.array(z.union([z.string(), z.number()]).transform(String)).default([]);
 
 /** One chat platform (issue 5). Strangers are refused unless paired; groups need the allowlist and a mention. */
-const channelSchema = z.object({
+const channelSchema = z.strictObject({
   enabled: z.boolean().default(false),
-  token: z.string().optional(),
+  token: secret(z.string()).optional(),
   /** Another Bot API / REST root (self-hosted Telegram Bot API server; tests use a local fake). */
   api_root: z.string().optional(),
   allow_from: idList,
@@ -218,15 +224,17 @@ const channelSchema = z.object({
 });
 export type ChannelConfig = z.output<typeof channelSchema>;
 
-const rateSchema = z.object({ limit: z.number().int().positive(), window: duration });
+const rateSchema = z.strictObject({ limit: z.number().int().positive(), window: duration });
 
-const bindingSchema = z.object({
+const bindingSchema = z.strictObject({
   agent: z.string().min(1),
   match: z
-    .object({
+    .strictObject({
       channel: z.string().optional(),
       account: z.string().optional(),
-      peer: z.object({ kind: z.enum(['dm', 'group', 'channel']), id: z.union([z.string(), z.number()]).transform(String) }).optional(),
+      peer: z
+        .strictObject({ kind: z.enum(['dm', 'group', 'channel']), id: z.union([z.string(), z.number()]).transform(String) })
+        .optional(),
       guild: z.union([z.string(), z.number()]).transform(String).optional(),
       team: z.string().optional(),
     })
@@ -235,9 +243,9 @@ const bindingSchema = z.object({
 export type BindingConfig = z.output<typeof bindingSchema>;
 
 export const configSchema = z
-  .object({
+  .strictObject({
     server: z
-      .object({
+      .strictObject({
         host: z.string().min(1).default('127.0.0.1'),
         port: z.number().int().min(0).max(65535).default(3000),
         /** Largest accepted request body in bytes. */
@@ -247,8 +255,9 @@ export const configSchema = z
       })
       .prefault({}),
     database: z
-      .object({
-        url: z.string().min(1).optional(),
+      .strictObject({
+        /** May carry a password: secret as a whole. */
+        url: secret(z.string().min(1)).optional(),
         pool_size: z.number().int().min(1).max(100).default(10),
         /**
          * PostgreSQL `synchronous_commit` for nestclaw's connections. "off" (default) makes a commit
@@ -263,25 +272,30 @@ export const configSchema = z
          * partition. Also PostgreSQL's statement_timeout on a real server.
          */
         query_timeout: duration.default(5_000),
+        /**
+         * Without `url`: which embedded PostgreSQL runs the data. auto = the real PostgreSQL binaries
+         * shipped on npm where they can run, else PGlite (WebAssembly, heavier); see docs/adr/0006.
+         */
+        embedded_engine: z.enum(['auto', 'native', 'pglite']).default('auto'),
       })
       .prefault({}),
     models: z.record(z.string(), modelSchema).default({}),
     providers: z
-      .object({
+      .strictObject({
         primary: z.string().optional(),
         fallback: z.array(z.string()).default([]),
         timeout_budget: duration.default(120_000),
         /** Cap on one model's share of the budget; unset = the budget split evenly over the models left. */
         attempt_timeout: duration.optional(),
         retry: z
-          .object({
+          .strictObject({
             max_attempts: z.number().int().min(1).max(10).default(3),
             base_delay: duration.default(500),
             max_delay: duration.default(8_000),
           })
           .prefault({}),
         circuit_breaker: z
-          .object({
+          .strictObject({
             threshold: z.number().int().min(1).default(3),
             reset_interval: duration.default(60_000),
           })
@@ -292,21 +306,21 @@ export const configSchema = z
       .prefault({}),
     agents: z.record(z.string(), agentSchema).prefault({ default: {} }),
     prompts: z
-      .object({
+      .strictObject({
         system: z.string().default('You are nestclaw, a helpful personal assistant. Answer concisely. Use tools only when they help.'),
       })
       .prefault({}),
     tools: toolsSchema,
-    log: z.object({ level: z.enum(['error', 'warn', 'log', 'debug', 'verbose']).default('log') }).prefault({}),
+    log: z.strictObject({ level: z.enum(['error', 'warn', 'log', 'debug', 'verbose']).default('log') }).prefault({}),
     channels: z
-      .object({
+      .strictObject({
         command_prefix: z.string().min(1).max(3).default('/'),
         telegram: channelSchema.prefault({}),
         discord: channelSchema.prefault({}),
       })
       .prefault({}),
     session: z
-      .object({
+      .strictObject({
         dm_scope: z.enum(['main', 'per-peer', 'per-channel-peer']).default('per-channel-peer'),
         /** person → ["telegram:111", "discord:222"]: one person's DMs share a session across platforms. */
         identity_links: z.record(z.string(), z.array(z.string())).default({}),
@@ -314,9 +328,9 @@ export const configSchema = z
       .prefault({}),
     bindings: z.array(bindingSchema).default([]),
     security: z
-      .object({
+      .strictObject({
         rate_limit: z
-          .object({
+          .strictObject({
             per_sender: rateSchema.prefault({ limit: 20, window: 60_000 }),
             per_token: rateSchema.prefault({ limit: 120, window: 60_000 }),
           })

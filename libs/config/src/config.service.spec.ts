@@ -1,22 +1,38 @@
-import { Injectable, Logger, Module } from '@nestjs/common';
+import { Injectable, Logger, Module, OnModuleInit } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import * as loader from './config.loader';
 import { ConfigModule } from './config.module';
 import { HotSection, NestclawConfig } from './config.schema';
 import { ConfigService } from './config.service';
 import { Reconfigurable } from './reconfigurable';
 
 @Injectable()
-class PromptHolder implements Reconfigurable {
+class PromptHolder implements Reconfigurable, OnModuleInit {
   calls: { prompt: string; changed: readonly HotSection[] }[] = [];
+  fromFile: number[] = [];
+  constructor(private readonly config: ConfigService) {}
+  onModuleInit(): void {
+    this.config.register(this);
+    this.config.onFileChange((c) => void this.fromFile.push(c.server.port));
+  }
   reconfigure(config: NestclawConfig, changed: readonly HotSection[]): void {
     this.calls.push({ prompt: config.prompts.system, changed });
   }
 }
 
-@Module({ providers: [PromptHolder] })
+/** Has a reconfigure method but never registers: must not be called (no duck typing). */
+@Injectable()
+class Bystander {
+  calls = 0;
+  reconfigure(): void {
+    this.calls++;
+  }
+}
+
+@Module({ imports: [ConfigModule], providers: [PromptHolder, Bystander] })
 class HolderModule {}
 
 describe('ConfigService hot reload', () => {
@@ -28,8 +44,31 @@ describe('ConfigService hot reload', () => {
       imports: [ConfigModule.forRoot({ path, env: { NESTCLAW_HOME: dir }, watch: true }), HolderModule],
     }).compile();
     await mod.init();
-    return { mod, path, config: mod.get(ConfigService), holder: mod.get(PromptHolder) };
+    return { mod, path, config: mod.get(ConfigService), holder: mod.get(PromptHolder), bystander: mod.get(Bystander) };
   };
+
+  it('calls only components that registered, not every provider with a reconfigure method', async () => {
+    const { mod, path, config, holder, bystander } = await setup();
+    writeFileSync(path, 'server: { port: 4000 }\nprompts: { system: "two" }\n');
+    await config.reload();
+    expect(holder.calls).toHaveLength(1);
+    expect(bystander.calls).toBe(0);
+    await mod.close();
+  });
+
+  it('reads and validates the file once per change, however many components listen', async () => {
+    const { mod, path, config, holder } = await setup();
+    const parse = jest.spyOn(loader, 'loadConfig');
+    writeFileSync(path, 'server: { port: 4001 }\nprompts: { system: "two" }\n');
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    await config.reload();
+    expect(parse).toHaveBeenCalledTimes(1);
+    // File listeners see the file as read, static sections included; the running value stays.
+    expect(holder.fromFile).toEqual([4001]);
+    expect(config.get().server.port).toBe(4000);
+    jest.restoreAllMocks();
+    await mod.close();
+  });
 
   it('pushes a changed hot section to Reconfigurable components when the file changes', async () => {
     const { mod, path, config, holder } = await setup();

@@ -1,10 +1,12 @@
-import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import { DiscoveryService } from '@nestjs/core';
+import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { watch, FSWatcher } from 'chokidar';
 import { isDeepStrictEqual } from 'node:util';
 import { CONFIRMABLE_SECTIONS, HOT_SECTIONS, HotSection, logLevelsFor, NestclawConfig, STATIC_SECTIONS } from './config.schema';
 import { loadConfig } from './config.loader';
-import { isReconfigurable } from './reconfigurable';
+import { FileChangeListener, Reconfigurable } from './reconfigurable';
+
+/** Injection token of the composition root's ConfigOptions (ConfigModule.forRoot). */
+export const CONFIG_OPTIONS = Symbol('CONFIG_OPTIONS');
 
 export interface ConfigOptions {
   path: string;
@@ -16,17 +18,30 @@ export interface ConfigOptions {
   loaded?: NestclawConfig;
 }
 
+/**
+ * The configuration in force. The one watcher of the config file: each change is read and validated
+ * once, then pushed to the components that registered (`register`, `onFileChange`).
+ */
 @Injectable()
 export class ConfigService implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('Config');
   private current: NestclawConfig;
   private watcher?: FSWatcher;
+  private readonly reconfigurables = new Set<Reconfigurable>();
+  private readonly fileListeners = new Set<FileChangeListener>();
 
-  constructor(
-    readonly options: ConfigOptions,
-    private readonly discovery: DiscoveryService,
-  ) {
+  constructor(@Inject(CONFIG_OPTIONS) readonly options: ConfigOptions) {
     this.current = options.loaded ?? loadConfig(options.path, options.env).config;
+  }
+
+  /** Receive hot sections (models, providers, agents, prompts, log) when the file changes them. */
+  register(component: Reconfigurable): void {
+    this.reconfigurables.add(component);
+  }
+
+  /** Receive every valid version of the file, static sections included (see FileChangeListener). */
+  onFileChange(listener: FileChangeListener): void {
+    this.fileListeners.add(listener);
   }
 
   get(): NestclawConfig {
@@ -62,6 +77,7 @@ export class ConfigService implements OnModuleInit, OnApplicationShutdown {
       this.logger.error(`${(e as Error).message}\nKeeping the running configuration.`);
       return [];
     }
+    const fromFile = next;
     const prev = this.current;
     for (const section of STATIC_SECTIONS) {
       if (!isDeepStrictEqual(prev[section], next[section])) {
@@ -75,19 +91,21 @@ export class ConfigService implements OnModuleInit, OnApplicationShutdown {
     }
     const changed = HOT_SECTIONS.filter((s) => !isDeepStrictEqual(prev[s], next[s]));
     this.current = next;
+    for (const listener of this.fileListeners) await this.deliver(listener.name, () => listener(fromFile));
     if (changed.length === 0) return [];
     this.logger.log(`Reloaded ${changed.join(', ')} from ${this.options.path}`);
     if (changed.includes('log')) Logger.overrideLogger(logLevelsFor(next.log.level));
-    for (const wrapper of this.discovery.getProviders()) {
-      const instance: unknown = wrapper.instance;
-      if (instance !== this && isReconfigurable(instance)) {
-        try {
-          await instance.reconfigure(next, changed);
-        } catch (e) {
-          this.logger.error(`${wrapper.name} could not apply the new configuration: ${(e as Error).message}`);
-        }
-      }
-    }
+    for (const component of this.reconfigurables)
+      await this.deliver(component.constructor.name, () => component.reconfigure(next, changed));
     return changed;
+  }
+
+  /** One component failing to apply a change must not keep it from the others. */
+  private async deliver(name: string, apply: () => void | Promise<void>): Promise<void> {
+    try {
+      await apply();
+    } catch (e) {
+      this.logger.error(`${name || 'a listener'} could not apply the new configuration: ${(e as Error).message}`);
+    }
   }
 }

@@ -4,3 +4,5 @@ export * from './config.service';
 export * from './config.module';
 export * from './reconfigurable';
 export * from './nestclaw-home';
+export * from './config.secrets';
+export * from './gateway-info';

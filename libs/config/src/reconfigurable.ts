@@ -1,14 +1,16 @@
 import type { HotSection, NestclawConfig } from './config.schema';
 
 /**
- * Implemented by components that can take new hot config (models, providers, agents, prompts)
- * without a restart. ConfigService finds every provider that has this method and calls it after
- * a valid file change.
+ * Implemented by components that can take new hot config (models, providers, agents, prompts, log)
+ * without a restart. A component says so explicitly: `config.register(this)` (in `onModuleInit`),
+ * and ConfigService calls it after each valid file change that touches a hot section.
  */
 export interface Reconfigurable {
   reconfigure(config: NestclawConfig, changed: readonly HotSection[]): void | Promise<void>;
 }
 
-export function isReconfigurable(x: unknown): x is Reconfigurable {
-  return !!x && typeof (x as Reconfigurable).reconfigure === 'function';
-}
+/**
+ * Called with the file as read after every valid change, static sections included (not yet in force):
+ * for components that decide themselves when such a change applies (security settings wait for the owner).
+ */
+export type FileChangeListener = (fromFile: NestclawConfig) => void | Promise<void>;

@@ -1,62 +1,16 @@
 import { Logger, OnApplicationShutdown } from '@nestjs/common';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { join } from 'node:path';
-import { Pool, PoolClient, PoolConfig } from 'pg';
+import { Pool, PoolClient, PoolConfig, QueryResult, QueryResultRow } from 'pg';
 import { NestclawError, packageRoot } from '@nestclaw/common';
 import type { ConfigService } from '@nestclaw/config';
-import { startEmbeddedPostgres, EmbeddedPostgres } from './embedded/embedded-postgres';
+import { startEmbeddedPostgres, EmbeddedPostgres } from './embedded/embedded-database';
+import { mapDatabaseError } from './database-error';
 import { MigrationReport, pendingMigrations, runMigrations } from './migrations/migration.runner';
 import { PrismaClient } from './generated/prisma/client';
 import { GuardedPool } from './guarded.pool';
 import { Reachability } from './reachability';
-import { QUERY_TIMEOUT_MESSAGE, TimeoutAwareClient, TimeoutAwareClientConfig } from './timeout-aware.client';
-
-const CONNECTION_ERRORS = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ENOTFOUND',
-  'ETIMEDOUT',
-  'EPIPE',
-  '57P01',
-  '57P02',
-  '57P03',
-  '08006',
-  '08001',
-  '08003',
-  '08004',
-  // query_canceled: statement_timeout fired on the server.
-  '57014',
-  // Prisma: can't reach server, timed out, server closed the connection, pool timeout.
-  'P1001',
-  'P1002',
-  'P1017',
-  'P2024',
-]);
-
-const CONNECTION_MESSAGES =
-  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout|Connection closed|The database is not reachable/i;
-
-/**
- * Maps "cannot reach the database" failures (refused, reset, no answer within
- * `database.query_timeout`) to a 503-class error; other errors pass through. Follows `cause` so errors
- * wrapped by Prisma's driver adapter are recognised too.
- */
-export function asDatabaseError(e: unknown): unknown {
-  for (let err = e as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; err && depth < 5; depth++) {
-    if (typeof err !== 'object') break;
-    const code = typeof err.code === 'string' ? err.code : undefined;
-    const message = typeof err.message === 'string' ? err.message : '';
-    if ((code && CONNECTION_ERRORS.has(code)) || CONNECTION_MESSAGES.test(message)) {
-      const why = code === '57014' || message.includes(QUERY_TIMEOUT_MESSAGE) ? 'did not answer in time' : 'is not reachable';
-      return new NestclawError(
-        'database_unavailable',
-        `The database ${why}; check that PostgreSQL is running and reachable (nestclaw doctor)`,
-      );
-    }
-    err = err.cause as typeof err;
-  }
-  return e;
-}
+import { TimeoutAwareClient, TimeoutAwareClientConfig } from './timeout-aware.client';
 
 export function migrationsDir(): string {
   return join(packageRoot(), 'prisma', 'migrations');
@@ -90,12 +44,12 @@ export class DatabaseService implements OnApplicationShutdown {
     let embedded: EmbeddedPostgres | undefined;
     let url = database.url;
     if (!url) {
-      embedded = await startEmbeddedPostgres(config.home, log);
+      embedded = await startEmbeddedPostgres(config.home, log, database.embedded_engine);
       url = embedded.url;
     }
     let report: MigrationReport | undefined;
     // PGlite behind a socket (embedded, or a DATABASE_URL pointing at one): one shared session.
-    let sharedSession = embedded !== undefined;
+    let sharedSession = embedded?.engine === 'pglite';
     try {
       if (options.migrate) {
         // Its own short-lived connection without the request timeouts: a migration may take minutes.
@@ -111,8 +65,8 @@ export class DatabaseService implements OnApplicationShutdown {
       }
     } catch (e) {
       await embedded?.stop().catch(() => undefined);
-      const mapped = asDatabaseError(e);
-      if (mapped instanceof NestclawError) {
+      const mapped = mapDatabaseError(e);
+      if (mapped instanceof NestclawError && mapped.code === 'database_unavailable') {
         throw new NestclawError(
           'database_unavailable',
           `Cannot connect to the database at ${redactUrl(url)}: ${(e as Error).message}. Start PostgreSQL or unset DATABASE_URL to use the embedded one.`,
@@ -124,7 +78,9 @@ export class DatabaseService implements OnApplicationShutdown {
     const reachability = new Reachability(url, bound);
     const poolConfig: PoolConfig & TimeoutAwareClientConfig = {
       connectionString: url,
-      max: sharedSession ? Math.min(database.pool_size, 6) : database.pool_size,
+      // Each embedded backend is a ~17 MB process (or PGlite's one session): three serve one user's
+      // turns without waiting (docs/adr/0006-embedded-postgres.md).
+      max: embedded ? Math.min(database.pool_size, 3) : database.pool_size,
       // Every wait on the database is bounded, so a partition fails requests fast instead of hanging them.
       connectionTimeoutMillis: Math.min(3000, bound),
       query_timeout: bound,
@@ -152,10 +108,33 @@ export class DatabaseService implements OnApplicationShutdown {
     return this.sharedSession ? undefined : name;
   }
 
+  /** Where the data is, for people: "embedded PostgreSQL in …" or the URL without its password. */
+  describe(): string {
+    if (!this.embedded) return redactUrl(this.url);
+    return `embedded PostgreSQL${this.embedded.engine === 'pglite' ? ' (PGlite)' : ''} in ${this.embedded.dataDir}`;
+  }
+
+  /**
+   * One SQL statement, its failures mapped once (mapDatabaseError). Repositories use this (or Prisma);
+   * `client` is the transaction's client when inside `transaction`.
+   */
+  async query<R extends QueryResultRow = QueryResultRow>(
+    text: string,
+    values?: unknown[],
+    options: { client?: PoolClient; name?: string } = {},
+  ): Promise<QueryResult<R>> {
+    const name = options.name ? this.statementName(options.name) : undefined;
+    try {
+      return await (options.client ?? this.pool).query<R>({ text, values, ...(name ? { name } : {}) });
+    } catch (e) {
+      throw mapDatabaseError(e);
+    }
+  }
+
   /** Runs `fn` in one transaction on one client; network calls never belong inside. */
   async transaction<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect().catch((e: unknown) => {
-      throw asDatabaseError(e);
+      throw mapDatabaseError(e);
     });
     let broken: Error | undefined;
     try {
@@ -164,9 +143,9 @@ export class DatabaseService implements OnApplicationShutdown {
       await client.query('COMMIT');
       return result;
     } catch (e) {
-      const mapped = asDatabaseError(e);
+      const mapped = mapDatabaseError(e);
       // A connection that timed out or failed is discarded, not handed to the next caller.
-      if (mapped !== e) broken = e as Error;
+      if (mapped instanceof NestclawError && mapped.code === 'database_unavailable') broken = e as Error;
       else await client.query('ROLLBACK').catch((r: Error) => (broken = r));
       throw mapped;
     } finally {

@@ -1,21 +1,34 @@
-import { DynamicModule, Global, Module } from '@nestjs/common';
-import { ConfigService } from '@nestclaw/config';
+import { DynamicModule, Module } from '@nestjs/common';
+import { ConfigModule, ConfigService } from '@nestclaw/config';
 import { DatabaseOptions, DatabaseService } from './database.service';
 
-@Global()
+/** Injection token of the composition root's DatabaseOptions (DbModule.forRoot). */
+export const DATABASE_OPTIONS = Symbol('DATABASE_OPTIONS');
+
+/** Whether this process migrates while connecting; set once by the composition root (the only global here). */
 @Module({})
+class DbOptionsModule {}
+
+/** DatabaseService, one per process: every module that uses it imports DbModule. */
+@Module({
+  imports: [ConfigModule],
+  providers: [
+    {
+      provide: DatabaseService,
+      useFactory: (config: ConfigService, options?: DatabaseOptions) => DatabaseService.connect(config, options ?? { migrate: true }),
+      inject: [ConfigService, { token: DATABASE_OPTIONS, optional: true }],
+    },
+  ],
+  exports: [DatabaseService],
+})
 export class DbModule {
+  /** For the composition root: the gateway migrates while connecting; `nestclaw doctor` does not. */
   static forRoot(options: DatabaseOptions = { migrate: true }): DynamicModule {
     return {
-      module: DbModule,
-      providers: [
-        {
-          provide: DatabaseService,
-          useFactory: (config: ConfigService) => DatabaseService.connect(config, options),
-          inject: [ConfigService],
-        },
-      ],
-      exports: [DatabaseService],
+      module: DbOptionsModule,
+      global: true,
+      providers: [{ provide: DATABASE_OPTIONS, useValue: options }],
+      exports: [DATABASE_OPTIONS],
     };
   }
 }

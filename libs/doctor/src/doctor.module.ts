@@ -1,7 +1,9 @@
 import { Module } from '@nestjs/common';
+import { ConfigModule } from '@nestclaw/config';
+import { DbModule } from '@nestclaw/db';
 import { ProviderModule } from '@nestclaw/provider';
 import { ToolModule } from '@nestclaw/tool';
 import { DoctorService } from './doctor.service';
 
-@Module({ imports: [ProviderModule, ToolModule], providers: [DoctorService], exports: [DoctorService] })
+@Module({ imports: [ConfigModule, DbModule, ProviderModule, ToolModule], providers: [DoctorService], exports: [DoctorService] })
 export class DoctorModule {}

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigService } from '@nestclaw/config';
-import { DatabaseService, redactUrl } from '@nestclaw/db';
+import { ConfigService, redactSecrets, secretValues } from '@nestclaw/config';
+import { DatabaseService } from '@nestclaw/db';
 import { ModelStatus, ProviderStatusService } from '@nestclaw/provider';
 import { ExecutorSelector } from '@nestclaw/tool';
 
@@ -39,7 +39,14 @@ export class DoctorService {
       this.checkTokenFile(),
       await this.checkSandbox(),
     ];
-    return { ok: checks.every((c) => c.status !== 'fail'), checks };
+    // A probe error may echo what it was sent: no configured secret leaves in the report.
+    const secrets = secretValues(this.config.get());
+    const scrub = (c: DoctorCheck): DoctorCheck => ({
+      ...c,
+      message: redactSecrets(c.message, secrets),
+      ...(c.fix ? { fix: redactSecrets(c.fix, secrets) } : {}),
+    });
+    return { ok: checks.every((c) => c.status !== 'fail'), checks: checks.map(scrub) };
   }
 
   private checkConfig(): DoctorCheck {
@@ -51,7 +58,7 @@ export class DoctorService {
 
   private async checkDatabase(): Promise<DoctorCheck[]> {
     const ping = await this.db.ping();
-    const where = this.db.embedded ? `embedded PostgreSQL in ${join(this.config.home, 'pgdata')}` : redactUrl(this.db.url);
+    const where = this.db.describe();
     if (!ping.ok) {
       return [
         {

@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { ConfigModule } from '@nestclaw/config';
+import { DbModule } from '@nestclaw/db';
 import { ProviderRegistry } from './provider.registry';
 import { CircuitBreakerRegistry } from './reliability/circuit-breaker.registry';
 import { Clock } from './reliability/clock';
@@ -8,8 +10,8 @@ import { ReliableProvider } from './reliable.provider';
 import { ProviderStatusService } from './status/provider-status.service';
 import { UsageRepository } from './usage/usage.repository';
 
-/** Needs DatabaseService (the global DbModule) for the idempotency store and the usage ledger. */
 @Module({
+  imports: [ConfigModule, DbModule],
   providers: [
     Clock,
     ProviderRegistry,

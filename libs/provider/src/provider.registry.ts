@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { ConfigService, HotSection, ModelConfig, NestclawConfig, Reconfigurable } from '@nestclaw/config';
 import { EmbeddingProvider } from './embedding/embedding-provider.port';
 import { ModelProvider } from './model-provider.port';
@@ -27,13 +27,17 @@ export interface BrokenModel {
 
 /** Builds one adapter per configured model (chat and embedding); rebuilt when `models` changes. */
 @Injectable()
-export class ProviderRegistry implements Reconfigurable {
+export class ProviderRegistry implements Reconfigurable, OnModuleInit {
   private readonly logger = new Logger('Providers');
   private models = new Map<string, RegisteredModel>();
   private broken: BrokenModel[] = [];
 
-  constructor(config: ConfigService) {
+  constructor(private readonly config: ConfigService) {
     this.build(config.get());
+  }
+
+  onModuleInit(): void {
+    this.config.register(this);
   }
 
   reconfigure(config: NestclawConfig, changed: readonly HotSection[]): void {

@@ -1,5 +1,6 @@
 export * from './api-token.service';
 export * from './security.module';
+export * from './security-access.module';
 export * from './scopes';
 export * from './paired-token.service';
 export * from './api-pairing.service';

@@ -1,4 +1,5 @@
 import { IntDatabase, openIntDatabase, uniqueId } from '@nestclaw/testing';
+import { PairedTokenRepository } from './paired-token.repository';
 import { PairedTokenService } from './paired-token.service';
 
 describe('PairedTokenService (real database)', () => {
@@ -6,7 +7,7 @@ describe('PairedTokenService (real database)', () => {
   let tokens: PairedTokenService;
   beforeAll(async () => {
     int = await openIntDatabase();
-    tokens = new PairedTokenService(int.db);
+    tokens = new PairedTokenService(new PairedTokenRepository(int.db));
   });
   afterAll(() => int?.close());
 

@@ -1,13 +1,12 @@
 import { Module } from '@nestjs/common';
-import { ApiPairingService } from './api-pairing.service';
+import { ConfigModule } from '@nestclaw/config';
 import { ApiTokenService } from './api-token.service';
-import { ChannelAccessService } from './channel-access.service';
-import { PairedTokenService } from './paired-token.service';
-import { SensitiveConfigService } from './sensitive-config.service';
+import { SecurityAccessModule } from './security-access.module';
 
-/** Needs ConfigModule and DbModule (both global) from the composition root. */
+/** The gateway's security: its own API token plus everything in SecurityAccessModule. */
 @Module({
-  providers: [ApiTokenService, PairedTokenService, ApiPairingService, ChannelAccessService, SensitiveConfigService],
-  exports: [ApiTokenService, PairedTokenService, ApiPairingService, ChannelAccessService, SensitiveConfigService],
+  imports: [ConfigModule, SecurityAccessModule],
+  providers: [ApiTokenService],
+  exports: [ApiTokenService, SecurityAccessModule],
 })
 export class SecurityModule {}

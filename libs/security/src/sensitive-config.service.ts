@@ -1,7 +1,6 @@
-import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import { watch, FSWatcher } from 'chokidar';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { isDeepStrictEqual } from 'node:util';
-import { ConfigService, loadConfig, NestclawConfig } from '@nestclaw/config';
+import { ConfigService, NestclawConfig } from '@nestclaw/config';
 import { channelPairingCode, normalizeCode } from './pairing-code';
 import { wrongPairingCode } from './security.errors';
 
@@ -46,24 +45,17 @@ function changedKeys(a: SensitiveSettings, b: SensitiveSettings): string[] {
  * confirms it through the authenticated API (`POST /v1/config/security/confirm`).
  */
 @Injectable()
-export class SensitiveConfigService implements OnModuleInit, OnApplicationShutdown {
+export class SensitiveConfigService implements OnModuleInit {
   private readonly logger = new Logger('Security');
   private current!: SensitiveSettings;
   private pending?: { next: SensitiveSettings; code: string; expiresAt: number; changed: string[]; wrong: number };
-  private watcher?: FSWatcher;
 
   constructor(private readonly config: ConfigService) {}
 
   onModuleInit(): void {
     this.current = pickSensitive(this.config.get());
-    if (!this.config.options.watch) return;
-    this.watcher = watch(this.config.path, { ignoreInitial: true, awaitWriteFinish: { stabilityThreshold: 100, pollInterval: 20 } });
-    this.watcher.on('change', () => this.check());
-    this.watcher.on('add', () => this.check());
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.watcher?.close();
+    // ConfigService watches and parses the file; this only decides what a new version means here.
+    this.config.onFileChange((fromFile) => void this.consider(pickSensitive(fromFile)));
   }
 
   get(): SensitiveSettings {
@@ -75,15 +67,13 @@ export class SensitiveConfigService implements OnModuleInit, OnApplicationShutdo
     return (Object.hasOwn(channels, id) ? channels[id] : undefined) ?? { allow_from: [], group_policy: 'disabled', require_mention: true };
   }
 
-  /** Re-reads the file; a sensitive change becomes pending and its code is shown on the gateway's terminal. */
-  check(): { changed: string[]; expiresAt: string } | null {
-    let next: SensitiveSettings;
-    try {
-      next = pickSensitive(loadConfig(this.config.path, this.config.options.env).config);
-    } catch (e) {
-      this.logger.error(`config file is invalid; security settings unchanged: ${(e as Error).message}`);
-      return null;
-    }
+  /** Re-reads the file now (through ConfigService); a sensitive change becomes pending, its code shown on the gateway's terminal. */
+  async check(): Promise<{ changed: string[]; expiresAt: string } | null> {
+    await this.config.reload();
+    return this.pendingChange();
+  }
+
+  private consider(next: SensitiveSettings): { changed: string[]; expiresAt: string } | null {
     const changed = changedKeys(this.get(), next);
     if (changed.length === 0) {
       this.pending = undefined;

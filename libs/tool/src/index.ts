@@ -5,6 +5,7 @@ export * from './tool.module';
 export * from './approval/approval.types';
 export { ApprovalService } from './approval/approval.service';
 export { AuditRepository } from './audit/audit.repository';
+export { WebSearchTool } from './tools/web-search.tool';
 export type { AuditEntry, AuditRecord } from './audit/audit.repository';
 export * from './hooks/hook.types';
 export { HookRegistry } from './hooks/hook.registry';

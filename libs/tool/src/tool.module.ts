@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { ConfigModule } from '@nestclaw/config';
+import { DbModule } from '@nestclaw/db';
 import { ApprovalRepository } from './approval/approval.repository';
 import { ApprovalService } from './approval/approval.service';
 import { AuditRepository } from './audit/audit.repository';
@@ -19,5 +21,5 @@ const providers = [
   ApprovalService,
 ];
 
-@Module({ providers, exports: providers })
+@Module({ imports: [ConfigModule, DbModule], providers, exports: providers })
 export class ToolModule {}

@@ -1,7 +1,5 @@
 import { Command } from 'commander';
-import { join } from 'node:path';
-import { ConfigService } from '@nestclaw/config';
-import { DatabaseService, redactUrl } from '@nestclaw/db';
+import { DatabaseService } from '@nestclaw/db';
 import { createCliContext, ProgressLogger } from '../cli-context';
 import { CliModule } from '../cli.module';
 import { finish, messageOf, note, out, red } from '../cli-output';
@@ -24,7 +22,7 @@ async function migrate(): Promise<number> {
   }
   try {
     const db = app.get(DatabaseService);
-    const where = db.embedded ? `embedded PostgreSQL in ${join(app.get(ConfigService).home, 'pgdata')}` : redactUrl(db.url);
+    const where = db.describe();
     const report = db.migrations ?? { applied: [], alreadyApplied: 0 };
     const ms = Math.round(performance.now() - started);
     out(

@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { ApiPairingService, PairedTokenService, Scope, SCOPES } from '@nestclaw/security';
+import { ApiPairingService, Scope, SCOPES } from '@nestclaw/security';
 import { finish, messageOf, note, out, red } from '../cli-output';
 import { withDatabase } from './pairing.context';
 
@@ -10,9 +10,7 @@ export function pairCommand(): Command {
     .addOption(new Option('-s, --scope <scope...>', 'scopes the token gets').choices([...SCOPES]).default(['chat']))
     .action(async (opts: { scope: Scope[] }) => {
       try {
-        const { code, expiresAt } = await withDatabase((db) =>
-          new ApiPairingService(db, new PairedTokenService(db)).createCode(opts.scope),
-        );
+        const { code, expiresAt } = await withDatabase((_db, _config, app) => app.get(ApiPairingService).createCode(opts.scope));
         out(code);
         note(`valid until ${expiresAt.toISOString()} (5 minutes), once, for scopes: ${opts.scope.join(', ')}`);
         note('the client sends: POST /v1/pair {"code": "<code>", "name": "<its name>"}');

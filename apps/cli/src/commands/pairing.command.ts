@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { ChannelAccessService, SensitiveConfigService } from '@nestclaw/security';
+import { ChannelAccessService } from '@nestclaw/security';
 import { finish, messageOf, note, out, red } from '../cli-output';
 import { withDatabase } from './pairing.context';
 
@@ -22,7 +22,7 @@ export function pairingCommand(): Command {
 
 async function run(fn: (access: ChannelAccessService) => Promise<number>): Promise<number> {
   try {
-    return await withDatabase((db, config) => fn(new ChannelAccessService(db, new SensitiveConfigService(config))));
+    return await withDatabase((_db, _config, app) => fn(app.get(ChannelAccessService)));
   } catch (e) {
     note(red(`✖ ${messageOf(e)}`));
     return 1;

@@ -19,7 +19,7 @@ export function addTokenAdminCommands(token: Command): Command {
 
 async function run(fn: (tokens: PairedTokenService) => Promise<number>): Promise<number> {
   try {
-    return await withDatabase((db) => fn(new PairedTokenService(db)));
+    return await withDatabase((_db, _config, app) => fn(app.get(PairedTokenService)));
   } catch (e) {
     note(red(`✖ ${messageOf(e)}`));
     return 1;

@@ -23,8 +23,8 @@ export class SecurityConfigController {
   /** Re-reads the file now (the watcher does this on change when config watching is on). */
   @Post('check')
   @HttpCode(200)
-  check() {
-    return { pending: this.settings.check() };
+  async check() {
+    return { pending: await this.settings.check() };
   }
 
   @Post('confirm')

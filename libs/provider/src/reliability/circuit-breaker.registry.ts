@@ -1,4 +1,4 @@
-import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { EventEmitter } from 'node:events';
 import { isDeepStrictEqual } from 'node:util';
 import { ConfigService, HotSection, ModelConfig, NestclawConfig, Reconfigurable } from '@nestclaw/config';
@@ -11,7 +11,7 @@ import { BreakerSettings, ERROR_RATE_BUCKETS, ERROR_RATE_WINDOW_MS, ModelBreaker
  * a model whose own config changed (a new key, a new URL) starts over with a closed breaker.
  */
 @Injectable()
-export class CircuitBreakerRegistry implements Reconfigurable, OnModuleDestroy {
+export class CircuitBreakerRegistry implements Reconfigurable, OnModuleInit, OnModuleDestroy {
   private readonly breakers = new Map<string, ModelBreaker>();
   /** Rotates every breaker's rolling stats window from the clock instead of an interval timer. */
   private readonly rotate = new EventEmitter().setMaxListeners(0);
@@ -59,6 +59,10 @@ export class CircuitBreakerRegistry implements Reconfigurable, OnModuleDestroy {
       }
     }
     this.models = config.models;
+  }
+
+  onModuleInit(): void {
+    this.config.register(this);
   }
 
   onModuleDestroy(): void {

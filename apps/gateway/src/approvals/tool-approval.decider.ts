@@ -1,8 +1,11 @@
 import { isNestclawError } from '@nestclaw/common';
+import type { ApprovalDecider } from '@nestclaw/channel';
 import type { ApprovalService } from '@nestclaw/tool';
-import type { ApprovalDecider } from '../channel.port';
 
-/** Channel buttons and /approve, /deny → the tool layer's ApprovalService. */
+/**
+ * Channel buttons and /approve, /deny → the tool layer's ApprovalService. Wired here, at the
+ * composition root, so the channel lib never imports the tool lib (docs/adr/0007-module-boundaries.md).
+ */
 export function toolApprovalDecider(approvals: ApprovalService): ApprovalDecider {
   return {
     async decide(id, decision, decidedBy) {

@@ -1,7 +1,6 @@
 import { configSchema, ToolsConfig } from '@nestclaw/config';
-import { FakeSearchServer } from '../../../../test/fixtures/fake-search.server';
-import type { ToolRuntime } from '../tool.port';
-import { WebSearchTool } from './web-search.tool';
+import { ToolRuntime, WebSearchTool } from '@nestclaw/tool';
+import { FakeSearchServer } from '../../fixtures/fake-search.server';
 
 describe('web_search backends (against a fake server)', () => {
   const server = new FakeSearchServer();

@@ -1,0 +1,77 @@
+import { NestclawError } from '@nestclaw/common';
+import { QUERY_TIMEOUT_MESSAGE } from './timeout-aware.client';
+
+/** Node socket errors and PostgreSQL SQLSTATEs that mean "the database cannot be reached (now)". */
+const CONNECTION_ERRORS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'ETIMEDOUT',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08006',
+  '08001',
+  '08003',
+  '08004',
+  // query_canceled: statement_timeout fired on the server.
+  '57014',
+  // Prisma: can't reach server, timed out, server closed the connection, pool timeout.
+  'P1001',
+  'P1002',
+  'P1017',
+  'P2024',
+]);
+const CONNECTION_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout|Connection closed|The database is not reachable/i;
+
+/** An unreachable-database failure anywhere in the `cause` chain (Prisma's adapter wraps pg's errors). */
+function unreachable(e: unknown): NestclawError | undefined {
+  for (let err = e as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; err && depth < 5; depth++) {
+    if (typeof err !== 'object') break;
+    const code = typeof err.code === 'string' ? err.code : undefined;
+    const message = typeof err.message === 'string' ? err.message : '';
+    if ((code && CONNECTION_ERRORS.has(code)) || CONNECTION_MESSAGES.test(message)) {
+      const why = code === '57014' || message.includes(QUERY_TIMEOUT_MESSAGE) ? 'did not answer in time' : 'is not reachable';
+      return new NestclawError(
+        'database_unavailable',
+        `The database ${why}; check that PostgreSQL is running and reachable (nestclaw doctor)`,
+      );
+    }
+    err = err.cause as typeof err;
+  }
+  return undefined;
+}
+
+/**
+ * The one place database failures become coded errors (docs/adr/0008-data-path.md): unreachable →
+ * `database_unavailable` (503), a unique or foreign-key violation → `conflict` (409), text
+ * PostgreSQL cannot store → `invalid_request` (400). Anything else passes through unchanged.
+ */
+export function mapDatabaseError(e: unknown): unknown {
+  if (e instanceof NestclawError) return e;
+  const err = e as { code?: string; message?: string; constraint?: string; meta?: { target?: unknown } };
+  const code = err?.code;
+  const down = unreachable(e);
+  if (down) return down;
+  switch (code) {
+    case '23505':
+    case 'P2002':
+      return new NestclawError('conflict', `Already exists (${err.constraint ?? String(err.meta?.target ?? 'unique key')})`, {
+        constraint: err.constraint,
+      });
+    case '23503':
+      return new NestclawError('conflict', `Refers to something that does not exist (${err.constraint ?? 'foreign key'})`, {
+        constraint: err.constraint,
+      });
+    case '22021':
+    case '22P05':
+      return new NestclawError('invalid_request', 'Text the database cannot store (a NUL byte or invalid UTF-8)');
+    default:
+      return e;
+  }
+}
+
+/** @deprecated Use `DatabaseService.query` (maps for you) or `mapDatabaseError`. */
+export const asDatabaseError = mapDatabaseError;

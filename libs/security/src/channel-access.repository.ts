@@ -1,0 +1,106 @@
+import { Injectable } from '@nestjs/common';
+import type { PoolClient } from 'pg';
+import { DatabaseService } from '@nestclaw/db';
+
+export interface PairingCodeRow {
+  channel: string;
+  code: string;
+  sender_id: string;
+  sender_name: string | null;
+  chat_id: string;
+  created_at: Date;
+  expires_at: Date;
+}
+
+/** `channel_allowlist` and `channel_pairing_codes`. Methods taking `tx` run inside the caller's transaction. */
+@Injectable()
+export class ChannelAccessRepository {
+  constructor(private readonly db: DatabaseService) {}
+
+  transaction<T>(fn: (tx: PoolClient) => Promise<T>): Promise<T> {
+    return this.db.transaction(fn);
+  }
+
+  async isPaired(channel: string, senderId: string): Promise<boolean> {
+    const { rowCount } = await this.db.query(`SELECT 1 FROM channel_allowlist WHERE channel = $1 AND sender_id = $2`, [channel, senderId]);
+    return (rowCount ?? 0) > 0;
+  }
+
+  async listPaired(channel: string): Promise<{ sender_id: string; display_name: string | null }[]> {
+    const { rows } = await this.db.query<{ sender_id: string; display_name: string | null }>(
+      `SELECT sender_id, display_name FROM channel_allowlist WHERE channel = $1 ORDER BY created_at`,
+      [channel],
+    );
+    return rows;
+  }
+
+  async removePaired(channel: string, senderId: string): Promise<boolean> {
+    const { rowCount } = await this.db.query(`DELETE FROM channel_allowlist WHERE channel = $1 AND sender_id = $2`, [channel, senderId]);
+    return (rowCount ?? 0) > 0;
+  }
+
+  /** Serializes pairing on one channel until the transaction ends, so the pending cap holds under concurrent strangers. */
+  async lockChannel(tx: PoolClient, channel: string): Promise<void> {
+    await this.db.query(`SELECT pg_advisory_xact_lock(hashtext('channel_pairing:' || $1))`, [channel], { client: tx });
+  }
+
+  async findPendingCode(tx: PoolClient, channel: string, senderId: string): Promise<string | null> {
+    const { rows } = await this.db.query<{ code: string }>(
+      `SELECT code FROM channel_pairing_codes
+        WHERE channel = $1 AND sender_id = $2 AND approved_at IS NULL AND expires_at > now() ORDER BY id DESC LIMIT 1`,
+      [channel, senderId],
+      { client: tx },
+    );
+    return rows[0]?.code ?? null;
+  }
+
+  async countPending(tx: PoolClient, channel: string): Promise<number> {
+    const { rows } = await this.db.query<{ n: string }>(
+      `SELECT count(*) AS n FROM channel_pairing_codes WHERE channel = $1 AND approved_at IS NULL AND expires_at > now()`,
+      [channel],
+      { client: tx },
+    );
+    return Number(rows[0].n);
+  }
+
+  async insertCode(
+    tx: PoolClient,
+    code: { channel: string; code: string; senderId: string; senderName: string | null; chatId: string; expiresAt: Date },
+  ): Promise<void> {
+    await this.db.query(
+      `INSERT INTO channel_pairing_codes (channel, code, sender_id, sender_name, chat_id, expires_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+      [code.channel, code.code, code.senderId, code.senderName, code.chatId, code.expiresAt],
+      { client: tx },
+    );
+  }
+
+  async listPending(channel?: string): Promise<PairingCodeRow[]> {
+    const { rows } = await this.db.query<PairingCodeRow>(
+      `SELECT channel, code, sender_id, sender_name, chat_id, created_at, expires_at FROM channel_pairing_codes
+        WHERE approved_at IS NULL AND expires_at > now() AND ($1::text IS NULL OR channel = $1) ORDER BY id`,
+      [channel ?? null],
+    );
+    return rows;
+  }
+
+  /** Approves a live code; the row, or null when wrong, expired or already used. */
+  async approveCode(tx: PoolClient, channel: string, code: string): Promise<PairingCodeRow | null> {
+    const { rows } = await this.db.query<PairingCodeRow>(
+      `UPDATE channel_pairing_codes SET approved_at = now()
+        WHERE channel = $1 AND code = $2 AND approved_at IS NULL AND expires_at > now()
+        RETURNING channel, code, sender_id, sender_name, chat_id, created_at, expires_at`,
+      [channel, code],
+      { client: tx },
+    );
+    return rows[0] ?? null;
+  }
+
+  async addPaired(tx: PoolClient, channel: string, senderId: string, displayName: string | null, addedBy: string): Promise<void> {
+    await this.db.query(
+      `INSERT INTO channel_allowlist (channel, sender_id, display_name, added_by) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (channel, sender_id) DO NOTHING`,
+      [channel, senderId, displayName, addedBy],
+      { client: tx },
+    );
+  }
+}

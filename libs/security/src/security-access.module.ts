@@ -1,0 +1,30 @@
+import { Module } from '@nestjs/common';
+import { ConfigModule } from '@nestclaw/config';
+import { DbModule } from '@nestclaw/db';
+import { ApiPairingRepository } from './api-pairing.repository';
+import { ApiPairingService } from './api-pairing.service';
+import { ChannelAccessRepository } from './channel-access.repository';
+import { ChannelAccessService } from './channel-access.service';
+import { PairedTokenRepository } from './paired-token.repository';
+import { PairedTokenService } from './paired-token.service';
+import { SensitiveConfigService } from './sensitive-config.service';
+
+/**
+ * Who may get in: paired tokens, API pairing codes, channel allowlists. Shared by the gateway
+ * (through SecurityModule) and the CLI's access commands, which must not touch the gateway's own
+ * token (ApiTokenService creates it on first start).
+ */
+@Module({
+  imports: [ConfigModule, DbModule],
+  providers: [
+    PairedTokenService,
+    ApiPairingService,
+    ChannelAccessService,
+    SensitiveConfigService,
+    PairedTokenRepository,
+    ApiPairingRepository,
+    ChannelAccessRepository,
+  ],
+  exports: [PairedTokenService, ApiPairingService, ChannelAccessService, SensitiveConfigService],
+})
+export class SecurityAccessModule {}
