@@ -2,14 +2,23 @@ import { Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestj
 import { randomUUID } from 'node:crypto';
 import { KeyedQueue, NestclawError } from '@nestclaw/common';
 import { AgentConfig, ConfigService } from '@nestclaw/config';
-import { ChatMessage, ChatResponse, LlmCallRecord, ProviderChainError, ReliableProvider, providerNotConfigured } from '@nestclaw/provider';
-import { Approval, ApprovalService, HookRegistry, ToolRegistry } from '@nestclaw/tool';
+import {
+  ChatMessage,
+  ChatResponse,
+  LlmCallRecord,
+  ProviderChainError,
+  ReliableProvider,
+  ToolDefinition,
+  providerNotConfigured,
+} from '@nestclaw/provider';
+import { Approval, ApprovalService, HookRegistry } from '@nestclaw/tool';
 import { AgentEvent, TurnUsage } from './agent.events';
 import { newSessionId } from './session/session-key';
 import { NewMessage, SessionRepository } from './session/session.repository';
-import { buildPrompt } from './turn/prompt.builder';
+import type { PromptMode } from './prompt/system-prompt.builder';
 import { resumePoint } from './turn/resume-point';
 import { StepInput, StepTurn, ToolStepRunner, TurnDetachedError } from './turn/tool-step.runner';
+import { TurnContext, TurnContextService } from './turn/turn-context.service';
 
 export interface TurnInput {
   message: string;
@@ -24,6 +33,8 @@ export interface TurnInput {
   context?: ChatMessage[];
   /** Paired API token making the request (absent for the owner and channels): scopes session access. */
   principalId?: string;
+  /** Override the agent's prompt mode (subagents and cheap tasks use `minimal`). */
+  promptMode?: PromptMode;
 }
 
 export interface TurnOptions {
@@ -31,6 +42,15 @@ export interface TurnOptions {
   /** Stream tokens from the model (events arrive through onEvent either way). */
   stream?: boolean;
   onEvent?: (event: AgentEvent) => void;
+}
+
+export interface CompactResult {
+  sessionId: string;
+  /** Messages newly covered by a summary. */
+  summarisedMessages: number;
+  /** Summaries merged into one (stage 2). */
+  mergedSummaries: number;
+  usage: TurnUsage;
 }
 
 export interface TurnResult {
@@ -54,6 +74,8 @@ interface LoopStart {
   iteration: number;
   /** Resuming: finish this step's tool calls before calling the model again. */
   pendingStep?: StepInput;
+  /** Fitting the window: calls already made for this turn (summaries), and how to refit after a context-length refusal. */
+  context?: Pick<TurnContext, 'calls' | 'turnStart' | 'refit'>;
 }
 
 /**
@@ -72,7 +94,7 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
     private readonly config: ConfigService,
     private readonly sessions: SessionRepository,
     private readonly provider: ReliableProvider,
-    private readonly tools: ToolRegistry,
+    private readonly context: TurnContextService,
     private readonly steps: ToolStepRunner,
     private readonly approvals: ApprovalService,
     private readonly hooks: HookRegistry,
@@ -143,8 +165,6 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
     if (opened.created) await this.hooks.sessionStart({ sessionId, agentId: opened.agentId });
     // A session keeps the agent it was created with.
     const sessionAgent = opened.agentId === input.agentId ? agent : this.agentConfig(opened.agentId);
-    const messages: ChatMessage[] = buildPrompt(this.systemPrompt(sessionAgent), opened.history, message);
-    if (input.context?.length) messages.splice(1, 0, ...input.context);
     const turn: StepTurn = {
       sessionId,
       turnId,
@@ -153,7 +173,49 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
       endpointId: input.endpointId,
       agent: sessionAgent,
     };
-    return this.loop({ turn, messages, iteration: 1 }, options);
+    const canned = this.context.trivialReply(sessionAgent, message);
+    if (canned !== undefined) return this.answerWithoutModel(turn, canned, options);
+    const ctx = await this.context.prepare({
+      sessionId,
+      agentId: opened.agentId,
+      agent: sessionAgent,
+      channel: input.channel,
+      sender: input.endpointId,
+      message,
+      history: opened.history,
+      context: input.context,
+      mode: input.promptMode,
+      signal: options.signal,
+    });
+    if (ctx.calls.length) await this.sessions.recordProgress({ sessionId, turnId, messages: [], calls: ctx.calls });
+    return this.loop({ turn, messages: ctx.messages, iteration: 1, context: ctx }, options);
+  }
+
+  /** A greeting or thanks answered from the agent's templates: a turn like any other, at zero cost. */
+  private async answerWithoutModel(turn: StepTurn, reply: string, options: TurnOptions): Promise<TurnResult> {
+    const { sessionId, turnId } = turn;
+    const emit = options.onEvent ?? (() => undefined);
+    emit({ type: 'started', sessionId, turnId });
+    await this.sessions.recordProgress({
+      sessionId,
+      turnId,
+      messages: [{ role: 'assistant', content: reply }],
+      calls: [],
+      close: { status: 'ok', reply, channel: turn.channel, endpointId: turn.endpointId },
+    });
+    const usage = { inputTokens: 0, outputTokens: 0, costUsd: 0 };
+    emit({ type: 'token', text: reply });
+    emit({ type: 'done', sessionId, turnId, reply, usage, interrupted: false });
+    return { sessionId, turnId, reply, usage, interrupted: false };
+  }
+
+  /** `/compact` and `POST /v1/sessions/:id/compact`: summarise older turns now, queued behind running turns. */
+  compact(sessionId: string, signal?: AbortSignal): Promise<CompactResult> {
+    return this.queue.run(sessionId, async () => {
+      const report = await this.context.compactNow(sessionId, (agentId) => this.agentConfig(agentId), signal);
+      if (report.calls.length) await this.sessions.recordProgress({ sessionId, turnId: randomUUID(), messages: [], calls: report.calls });
+      return { sessionId, summarisedMessages: report.summarisedMessages, mergedSummaries: report.merged, usage: sumUsage(report.calls) };
+    });
   }
 
   private systemPrompt(agent: AgentConfig): string {
@@ -163,8 +225,10 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
   private async loop(start: LoopStart, options: TurnOptions): Promise<TurnResult> {
     const { turn, messages } = start;
     const { sessionId, turnId, agent } = turn;
-    const toolDefs = this.tools.definitionsFor(agent.tools);
-    const allCalls: LlmCallRecord[] = [];
+    const toolDefs = this.context.toolsFor(agent);
+    const allCalls: LlmCallRecord[] = [...(start.context?.calls ?? [])];
+    const deadline = Date.now() + this.config.get().providers.timeout_budget;
+    let refitted = false;
     const emit = options.onEvent ?? (() => undefined);
     emit({ type: 'started', sessionId, turnId });
     const close = (status: 'ok' | 'interrupted' | 'error', reply: string, extra: NewMessage[], calls: LlmCallRecord[]) =>
@@ -191,17 +255,33 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
         partial = '';
         let response: ChatResponse;
         let calls: LlmCallRecord[];
-        if (options.stream) {
-          ({ response, calls } = await this.streamOnce(request, agent, (text) => {
-            partial += text;
-            emit({ type: 'token', text });
-          }));
-        } else {
-          ({ response, calls } = await this.provider.chat(request, {
-            primary: agent.model,
-            fallback: agent.fallback,
-            signal: options.signal,
-          }));
+        try {
+          if (options.stream) {
+            ({ response, calls } = await this.streamOnce(request, agent, (text) => {
+              partial += text;
+              emit({ type: 'token', text });
+            }));
+          } else {
+            ({ response, calls } = await this.provider.chat(request, {
+              primary: agent.model,
+              fallback: agent.fallback,
+              signal: options.signal,
+            }));
+          }
+        } catch (e) {
+          if (!isContextLength(e) || !start.context || partial) throw e;
+          if (refitted || Date.now() >= deadline) throw tooLongAfterCompaction(e, refitted);
+          // The model refused the request as too long: summarise everything before this turn, retry once.
+          refitted = true;
+          allCalls.push(...e.calls);
+          const ctx = start.context;
+          const again = await ctx.refit(messages.slice(ctx.turnStart), options.signal);
+          ctx.turnStart = again.turnStart;
+          messages.splice(0, messages.length, ...again.messages);
+          allCalls.push(...again.calls);
+          await this.sessions.recordProgress({ sessionId, turnId, messages: [], calls: [...e.calls, ...again.calls] });
+          iteration--;
+          continue;
         }
         allCalls.push(...calls);
         // A provider may end an aborted stream quietly; the client cancelled, so the turn did not finish.
@@ -263,7 +343,7 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
   }
 
   private async streamOnce(
-    request: { messages: ChatMessage[]; tools?: ReturnType<ToolRegistry['definitionsFor']>; signal?: AbortSignal },
+    request: { messages: ChatMessage[]; tools?: ToolDefinition[]; signal?: AbortSignal },
     agent: AgentConfig,
     onText: (text: string) => void,
   ): Promise<{ response: ChatResponse; calls: LlmCallRecord[] }> {
@@ -277,6 +357,20 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
     }
     throw new NestclawError('provider_error', 'The model stream ended without a final response');
   }
+}
+
+const isContextLength = (e: unknown): e is ProviderChainError => e instanceof ProviderChainError && e.code === 'context_length_exceeded';
+
+/** The second refusal (or no time left to retry): say what to do instead. */
+function tooLongAfterCompaction(e: ProviderChainError, compacted: boolean): ProviderChainError {
+  const what = compacted ? 'even after compacting older messages' : 'and there is no time left in the timeout budget to compact and retry';
+  return new ProviderChainError(
+    new NestclawError(
+      'context_length_exceeded',
+      `The conversation is too long for the model ${what}. Start a new conversation (/new), shorten the message, or use a model with a larger context_window.`,
+    ),
+    e.calls,
+  );
 }
 
 /** The client cancelled while the model was answering; carries the call records to store. */

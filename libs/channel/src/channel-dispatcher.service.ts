@@ -57,6 +57,7 @@ export class ChannelDispatcher {
       },
       isRunning: (key) => this.running.has(key),
       ended: (sessionId, agentId) => this.agent.endSession(sessionId, agentId),
+      compact: (sessionId) => this.agent.compact(sessionId),
     });
   }
 

@@ -40,6 +40,8 @@ const modelSchema = z.looseObject({
   headers: z.record(z.string(), z.string()).optional(),
   /** Embedding size to request, where the backend supports choosing it. */
   dimensions: z.number().int().positive().optional(),
+  /** Tokens the model accepts per request (prompt + answer); drives compaction. Unset: 128k. */
+  context_window: z.number().int().min(512).optional(),
 });
 
 const agentSchema = z.object({
@@ -48,8 +50,48 @@ const agentSchema = z.object({
   fallback: z.array(z.string()).optional(),
   system_prompt: z.string().optional(),
   max_iterations: z.number().int().min(1).max(100).default(8),
-  history_limit: z.number().int().min(0).max(10_000).default(40),
-  tools: z.array(z.string()).default(['current_time', 'shell', 'file_read', 'file_write', 'file_list', 'http_request', 'web_search']),
+  /** Most messages sent verbatim; older ones are compacted into summaries, never silently dropped. */
+  history_limit: z.number().int().min(2).max(10_000).default(200),
+  tools: z
+    .array(z.string())
+    .default(['current_time', 'shell', 'file_read', 'file_write', 'file_list', 'http_request', 'web_search', 'skill_read']),
+  /** full: every prompt layer; minimal: identity, context and tools only (subagents, cheap tasks); none: no system prompt. */
+  prompt_mode: z.enum(['full', 'minimal', 'none']).default('full'),
+  /** IANA zone for "current time" in the prompt. */
+  timezone: z.string().default('UTC'),
+  /** Workspace files (AGENTS.md, SOUL.md, …) injected into the prompt, in characters. */
+  bootstrap: z
+    .object({
+      max_file_chars: z.number().int().min(200).default(6_000),
+      max_total_chars: z.number().int().min(200).default(16_000),
+    })
+    .prefault({}),
+  compaction: z
+    .object({
+      /** Compact when the request would exceed this share of the model's context window. */
+      share: z.number().min(0.2).max(0.95).default(0.75),
+      /** Share of that budget kept as verbatim recent turns. */
+      keep_recent_share: z.number().min(0.05).max(0.8).default(0.3),
+      /** Model that writes summaries (default: the agent's model). */
+      model: z.string().optional(),
+    })
+    .prefault({}),
+  /** Answers greetings and thanks from templates without a model call. Opt-in. */
+  classifier: z
+    .object({
+      enabled: z.boolean().default(false),
+      replies: z
+        .object({
+          greeting: z.array(z.string().min(1)).min(1).default(['Hi! How can I help?']),
+          greeting_zh: z.array(z.string().min(1)).min(1).default(['你好！有什么可以帮你的？']),
+          thanks: z.array(z.string().min(1)).min(1).default(["You're welcome!"]),
+          thanks_zh: z.array(z.string().min(1)).min(1).default(['不客气！']),
+          farewell: z.array(z.string().min(1)).min(1).default(['Bye! Talk soon.']),
+          farewell_zh: z.array(z.string().min(1)).min(1).default(['再见！']),
+        })
+        .prefault({}),
+    })
+    .prefault({}),
   /** Where this agent's files live: one per session, per agent (default) or one shared by all. */
   workspace: z
     .object({

@@ -5,7 +5,7 @@ import type { ConversationLogService } from '../conversation-log/conversation-lo
 import type { InboundRepository } from '../inbound/inbound.repository';
 import { renderFor, plainFallback, replyParts } from '../outbound/reply-delivery';
 
-export const COMMANDS = ['new', 'stop', 'status', 'whoami', 'help', 'approve', 'deny'] as const;
+export const COMMANDS = ['new', 'stop', 'status', 'whoami', 'help', 'approve', 'deny', 'compact'] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 export interface ParsedCommand {
@@ -27,6 +27,7 @@ const HELP = (p: string) =>
     `${p}new — start a fresh conversation`,
     `${p}stop — cancel the answer being written`,
     `${p}status — model, session, tokens and cost so far`,
+    `${p}compact — summarise older messages now (keeps the recent ones word for word)`,
     `${p}whoami — your id as this bot sees it`,
     `${p}approve <id> / ${p}deny <id> — decide a pending tool approval`,
     `${p}help — this list`,
@@ -45,6 +46,8 @@ interface Runs {
   isRunning(sessionKey: string): boolean;
   /** Fires SessionEnd for a conversation the user just closed with /new. */
   ended(sessionId: string, agentId: string): Promise<void>;
+  /** Summarises the session's older messages now (queued behind a running answer). */
+  compact(sessionId: string): Promise<{ summarisedMessages: number; mergedSummaries: number }>;
 }
 
 /** Chat commands and approval buttons. Replies here are logged by us: the agent never sees them. */
@@ -55,7 +58,7 @@ export class ChatCommands {
   ) {}
 
   isImmediate(name: CommandName): boolean {
-    return name !== 'new';
+    return name !== 'new' && name !== 'compact';
   }
 
   async reply(
@@ -124,6 +127,16 @@ export class ChatCommands {
       case 'deny':
         text = await this.decide(m, cmd.args[0], cmd.name);
         break;
+      case 'compact': {
+        const r = await this.runs.compact(sessionId).catch((e: Error) => e);
+        text =
+          r instanceof Error
+            ? `Could not compact: ${r.message}`
+            : r.summarisedMessages || r.mergedSummaries
+              ? `Compacted: ${r.summarisedMessages} older message(s) summarised${r.mergedSummaries ? `, ${r.mergedSummaries} summaries merged` : ''}.`
+              : 'Nothing to compact yet.';
+        break;
+      }
     }
     await this.reply(adapter, m, inboundId, text, 'command');
   }

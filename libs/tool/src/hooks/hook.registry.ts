@@ -3,6 +3,7 @@ import type {
   HookMap,
   HookName,
   PostToolUseEvent,
+  PreCompactEvent,
   PreToolUseEvent,
   SessionEvent,
   UserPromptSubmitDecision,
@@ -22,6 +23,7 @@ export class HookRegistry {
     UserPromptSubmit: [],
     SessionStart: [],
     SessionEnd: [],
+    PreCompact: [],
   };
 
   /** Registers a handler; returns a function that removes it. */
@@ -79,8 +81,12 @@ export class HookRegistry {
     await this.observe('SessionEnd', e);
   }
 
-  private async observe(name: 'SessionStart' | 'SessionEnd', e: SessionEvent): Promise<void> {
-    for (const h of this.handlers[name]) {
+  async preCompact(e: PreCompactEvent): Promise<void> {
+    await this.observe('PreCompact', e);
+  }
+
+  private async observe<K extends 'SessionStart' | 'SessionEnd' | 'PreCompact'>(name: K, e: Parameters<HookMap[K]>[0]): Promise<void> {
+    for (const h of this.handlers[name] as ((e: Parameters<HookMap[K]>[0]) => void | Promise<void>)[]) {
       try {
         await h(e);
       } catch (err) {

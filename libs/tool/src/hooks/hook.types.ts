@@ -27,11 +27,20 @@ export interface SessionEvent {
   agentId: string;
 }
 
+/** Before older messages of a session are summarised (a hook may archive them elsewhere). */
+export interface PreCompactEvent extends SessionEvent {
+  reason: 'budget' | 'manual' | 'context_length';
+  /** The message range about to be summarised (inclusive). */
+  fromSeq: number;
+  toSeq: number;
+}
+
 export interface HookMap {
   PreToolUse: (e: PreToolUseEvent) => PreToolUseDecision | Promise<PreToolUseDecision>;
   PostToolUse: (e: PostToolUseEvent) => PostToolUseDecision | Promise<PostToolUseDecision>;
   UserPromptSubmit: (e: UserPromptSubmitEvent) => UserPromptSubmitDecision | Promise<UserPromptSubmitDecision>;
   SessionStart: (e: SessionEvent) => void | Promise<void>;
   SessionEnd: (e: SessionEvent) => void | Promise<void>;
+  PreCompact: (e: PreCompactEvent) => void | Promise<void>;
 }
 export type HookName = keyof HookMap;
