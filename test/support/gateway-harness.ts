@@ -26,6 +26,10 @@ export interface HarnessOptions {
   env?: NodeJS.ProcessEnv;
   /** Force the embedded database even when a server is available. */
   embedded?: boolean;
+  /** Extra keys for the fake model's entry in `models` (e.g. `context_window`). */
+  model?: Record<string, unknown>;
+  /** Runs before the gateway starts (write workspace files under `home`). */
+  beforeStart?: (home: string) => void;
 }
 
 /** Starts the real gateway (same bootstrap as main.ts) on 127.0.0.1:0 against a fake LLM. */
@@ -36,11 +40,19 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const home = mkdtempSync(join(tmpdir(), 'nestclaw-test-'));
   const config = {
     models: {
-      fake: { provider: 'openai-compatible', base_url: llm.url, api_key: 'sk-test', model: 'fake-model', price: { input: 1, output: 2 } },
+      fake: {
+        provider: 'openai-compatible',
+        base_url: llm.url,
+        api_key: 'sk-test',
+        model: 'fake-model',
+        price: { input: 1, output: 2 },
+        ...options.model,
+      },
     },
     ...options.config,
   };
   writeFileSync(join(home, 'config.yaml'), stringify(config));
+  options.beforeStart?.(home);
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     NESTCLAW_HOME: home,

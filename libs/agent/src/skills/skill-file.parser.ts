@@ -22,9 +22,23 @@ export function parseSkillFile(text: string): { ok: true; meta: SkillFrontMatter
   try {
     raw = parse(m[1]);
   } catch (e) {
-    return { ok: false, error: `front matter is not valid YAML: ${(e as Error).message.split('\n')[0]}` };
+    // People write `description: Plan a trip: flights, hotels` — invalid YAML, obvious intent.
+    raw = plainLines(m[1]);
+    if (!raw) return { ok: false, error: `front matter is not valid YAML: ${(e as Error).message.split('\n')[0]}` };
   }
   const r = frontMatter.safeParse(raw ?? {});
   if (!r.success) return { ok: false, error: r.error.issues.map((i) => `${i.path.join('.') || 'front matter'}: ${i.message}`).join('; ') };
   return { ok: true, meta: r.data };
+}
+
+/** `key: value` lines taken literally, when every line is one (no nesting, no lists). */
+function plainLines(text: string): Record<string, string> | undefined {
+  const out: Record<string, string> = {};
+  for (const line of text.split(/\r?\n/)) {
+    if (!line.trim()) continue;
+    const kv = /^([A-Za-z_][\w-]*):\s+(.+)$/.exec(line);
+    if (!kv) return undefined;
+    out[kv[1]] = kv[2].trim();
+  }
+  return out;
 }
