@@ -87,14 +87,14 @@ export class CompactionService {
     return { messages, calls, compacted: true, tokens };
   }
 
-  /** `/compact`: summarise everything but the recent turns now, and merge summaries that grew. */
+  /** `/compact`: summarise everything but the last turn now, and merge the stage-1 summaries. */
   async compactNow(sessionId: string, agentId: string, agent: AgentConfig, signal?: AbortSignal): Promise<CompactReport> {
     const b = this.budget(agent);
     const covered = coveredUpTo(await this.records.findActive(sessionId));
     const rest = await this.records.findUncompacted(sessionId, covered, 2 ** 31 - 1);
     const lastTurn = rest.at(-1)?.turnId;
-    // Keep at least the last turn verbatim: the user is looking at it.
-    const keepFrom = Math.min(firstKeptSeq(rest, b.keepRecent, covered), rest.find((m) => m.turnId === lastTurn)?.seq ?? covered + 1);
+    // Asked for explicitly: summarise all but the last turn, which the user is looking at.
+    const keepFrom = rest.find((m) => m.turnId === lastTurn)?.seq ?? covered + 1;
     const calls: LlmCallRecord[] = [];
     const req = { sessionId, agentId, agent, signal };
     const summarised = await this.summariseRange(req, covered, keepFrom, 'manual', b, calls);
