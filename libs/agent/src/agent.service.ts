@@ -218,10 +218,6 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
     });
   }
 
-  private systemPrompt(agent: AgentConfig): string {
-    return agent.system_prompt ?? this.config.get().prompts.system;
-  }
-
   private async loop(start: LoopStart, options: TurnOptions): Promise<TurnResult> {
     const { turn, messages } = start;
     const { sessionId, turnId, agent } = turn;
@@ -324,13 +320,26 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
   private async resumeTurn(a: Approval): Promise<void> {
     const agent = this.agentConfig(a.agentId);
     const { history, turn } = await this.sessions.loadTurn(a.sessionId, a.turnId, agent.history_limit);
-    const point = resumePoint(a, this.systemPrompt(agent), history, turn);
+    const point = resumePoint(a, '', [], turn);
     if (!point.ok) {
       this.logger.warn(`approval ${a.id} was decided but cannot resume: ${point.why}`);
       return;
     }
     this.logger.log(`resuming turn ${a.turnId} after approval ${a.id} (${a.status})`);
     const endpointId = a.endpointId ?? undefined;
+    // The same layered prompt and summaries the turn started with, in place of the placeholder system message.
+    const prefix = await this.context.prefix({
+      sessionId: a.sessionId,
+      agentId: a.agentId,
+      agent,
+      channel: a.channel,
+      sender: endpointId,
+      message: turn[0]?.content ?? '',
+      history,
+    });
+    point.messages.splice(0, 1, ...prefix.messages);
+    if (prefix.calls.length)
+      await this.sessions.recordProgress({ sessionId: a.sessionId, turnId: a.turnId, messages: [], calls: prefix.calls });
     await this.loop(
       {
         turn: { sessionId: a.sessionId, turnId: a.turnId, agentId: a.agentId, channel: a.channel, endpointId, agent },

@@ -16,3 +16,6 @@ export type { CompactionRecord } from './compaction/compaction.repository';
 export { SUMMARY_INSTRUCTIONS, MERGE_INSTRUCTIONS } from './compaction/summarizer';
 export { classifyTrivial } from './classifier/trivial-message.classifier';
 export { LABELLED_MESSAGES } from './classifier/trivial-messages.labelled';
+export { describePrompt } from './prompt/prompt-report';
+export type { PromptReport } from './prompt/prompt-report';
+export { SkillReadTool } from './skills/skill-read.tool';

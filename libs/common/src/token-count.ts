@@ -8,8 +8,26 @@ import { countTokens as countO200k } from 'gpt-tokenizer';
  */
 export function countTokens(text: string): number {
   if (!text) return 0;
-  return countO200k(text);
+  if (text.length < 64) return countO200k(text);
+  const hit = cache.get(text);
+  if (hit !== undefined) {
+    // Refresh: Map iteration order is insertion order, so the oldest entry is evicted first.
+    cache.delete(text);
+    cache.set(text, hit);
+    return hit;
+  }
+  const n = countO200k(text);
+  cache.set(text, n);
+  if (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
+  return n;
 }
+
+/**
+ * Every turn re-counts the same history, system prompt and tool definitions (about 9 ms per
+ * 24k characters here): remember recent counts. Stored messages never change, so a hit is exact.
+ */
+const CACHE_ENTRIES = 20_000;
+const cache = new Map<string, number>();
 
 /** Per-message framing the chat formats add (role markers, separators). */
 export const MESSAGE_OVERHEAD_TOKENS = 4;

@@ -68,8 +68,25 @@ export class TurnContextService {
     return this.tools.definitionsFor(agent.tools);
   }
 
-  async prepare(req: TurnContextRequest): Promise<TurnContext> {
-    const system = await this.prompts.build({
+  /** System prompt, summaries and verbatim history, without the current turn (resuming after an approval). */
+  async prefix(req: Omit<TurnContextRequest, 'context'>): Promise<{ messages: ChatMessage[]; calls: LlmCallRecord[] }> {
+    const system = await this.systemFor(req);
+    const fitted = await this.compaction.fit({
+      sessionId: req.sessionId,
+      agentId: req.agentId,
+      agent: req.agent,
+      system,
+      history: req.history,
+      historyLimit: req.agent.history_limit,
+      current: [],
+      tools: this.toolsFor(req.agent),
+      signal: req.signal,
+    });
+    return { messages: fitted.messages, calls: fitted.calls };
+  }
+
+  private systemFor(req: Omit<TurnContextRequest, 'context'>): Promise<string | undefined> {
+    return this.prompts.build({
       agentId: req.agentId,
       agent: req.agent,
       mode: req.mode,
@@ -79,6 +96,10 @@ export class TurnContextService {
       message: req.message,
       signal: req.signal,
     });
+  }
+
+  async prepare(req: TurnContextRequest): Promise<TurnContext> {
+    const system = await this.systemFor(req);
     const tools = this.toolsFor(req.agent);
     const current: ChatMessage[] = [...(req.context ?? []), { role: 'user', content: req.message }];
     const base = {
