@@ -20,8 +20,7 @@ import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { stringify } from 'yaml';
 import type * as CommonLib from '@nestclaw/common';
-import type * as ClassifierLib from '../../libs/agent/src/classifier/trivial-message.classifier';
-import type * as LabelledSet from '../../libs/agent/src/classifier/trivial-messages.labelled';
+import type * as AgentLib from '@nestclaw/agent';
 import type { FakeOpenAiServer as FakeServer } from '../fixtures/fake-openai.server';
 import type * as SummarizerFixture from '../fixtures/fake-summarizer';
 import type * as ProcessSupport from '../support/gateway-process';
@@ -35,8 +34,7 @@ loader._resolveFilename = function (request: string, ...rest: unknown[]) {
 };
 /* eslint-disable @typescript-eslint/no-require-imports */
 const { countChatTokens, countTokens } = require('@nestclaw/common') as typeof CommonLib;
-const { classifyTrivial } = require('../../libs/agent/src/classifier/trivial-message.classifier') as typeof ClassifierLib;
-const labelled = (require('../../libs/agent/src/classifier/trivial-messages.labelled') as typeof LabelledSet).LABELLED_MESSAGES;
+const { classifyTrivial, LABELLED_MESSAGES: labelled } = require('@nestclaw/agent') as typeof AgentLib;
 const { FakeOpenAiServer } = require('../fixtures/fake-openai.server') as { FakeOpenAiServer: typeof FakeServer };
 const { fakeSummarizer, isSummaryRequest } = require('../fixtures/fake-summarizer') as typeof SummarizerFixture;
 const { spawnGateway } = require('../support/gateway-process') as typeof ProcessSupport;
