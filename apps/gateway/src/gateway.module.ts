@@ -22,6 +22,7 @@ import { SessionsController } from './sessions/sessions.controller';
 import { TokensController } from './tokens/tokens.controller';
 import { UsageController } from './usage/usage.controller';
 import { ChatWsGateway } from './ws/chat.ws-gateway';
+import { CronController } from './cron/cron.controller';
 
 /** Composition root of the gateway process: transport lives here, everything else in libs/. */
 @Module({})
@@ -50,6 +51,7 @@ export class GatewayModule {
         AuditController,
         UsageController,
         ProvidersController,
+        CronController,
       ],
       providers: [
         { provide: APP_GUARD, useClass: BearerAuthGuard },

@@ -1,4 +1,5 @@
 import { Module, OnModuleInit } from '@nestjs/common';
+import { ScheduleModule } from '@nestjs/schedule';
 import { ProviderModule } from '@nestclaw/provider';
 import { ToolModule, ToolRegistry } from '@nestclaw/tool';
 import { AgentService } from './agent.service';
@@ -12,9 +13,13 @@ import { SkillCatalog } from './skills/skill.catalog';
 import { SkillReadTool } from './skills/skill-read.tool';
 import { ToolStepRunner } from './turn/tool-step.runner';
 import { TurnContextService } from './turn/turn-context.service';
+import { CronService } from './scheduler/cron.service';
+import { JobScheduler } from './scheduler/job.scheduler';
+import { ScheduledJobRepository } from './scheduler/scheduled-job.repository';
+import { SchedulerClock } from './scheduler/scheduler.clock';
 
 @Module({
-  imports: [ProviderModule, ToolModule],
+  imports: [ProviderModule, ToolModule, ScheduleModule.forRoot()],
   providers: [
     AgentService,
     SessionRepository,
@@ -26,8 +31,23 @@ import { TurnContextService } from './turn/turn-context.service';
     CompactionService,
     CompactionRepository,
     Summarizer,
+    SchedulerClock,
+    ScheduledJobRepository,
+    JobScheduler,
+    CronService,
   ],
-  exports: [AgentService, SessionRepository, CompactionService, SystemPromptBuilder, SkillCatalog, ProviderModule, ToolModule],
+  exports: [
+    AgentService,
+    SessionRepository,
+    CompactionService,
+    SystemPromptBuilder,
+    SkillCatalog,
+    CronService,
+    JobScheduler,
+    SchedulerClock,
+    ProviderModule,
+    ToolModule,
+  ],
 })
 export class AgentModule implements OnModuleInit {
   constructor(

@@ -19,3 +19,8 @@ export { LABELLED_MESSAGES } from './classifier/trivial-messages.labelled';
 export { describePrompt } from './prompt/prompt-report';
 export type { PromptReport } from './prompt/prompt-report';
 export { SkillReadTool } from './skills/skill-read.tool';
+export { CronService } from './scheduler/cron.service';
+export type { NewJob } from './scheduler/cron.service';
+export { JobScheduler } from './scheduler/job.scheduler';
+export { SchedulerClock } from './scheduler/scheduler.clock';
+export type { ScheduledJob, JobRun } from './scheduler/scheduled-job.repository';

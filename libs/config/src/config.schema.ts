@@ -283,6 +283,18 @@ export const configSchema = z
       })
       .prefault({}),
     bindings: z.array(bindingSchema).default([]),
+    /** Scheduled jobs (issue 13): claimed from Postgres so each due time runs once across processes. */
+    scheduler: z
+      .object({
+        enabled: z.boolean().default(true),
+        /** How often due jobs are looked for. */
+        tick: duration.default(1_000),
+        /** A job missed while the gateway was down still runs at start-up if it is at most this late; else it is recorded as missed. */
+        grace: duration.default(300_000),
+        /** Most jobs started per tick. */
+        batch: z.number().int().min(1).max(100).default(10),
+      })
+      .prefault({}),
     security: z
       .object({
         rate_limit: z
@@ -321,7 +333,7 @@ export type HotSection = (typeof HOT_SECTIONS)[number];
  * `tools` hold allowlists and limits: changing them at runtime must not bypass confirmation, so a restart
  * (by the owner) applies them.
  */
-export const STATIC_SECTIONS = ['server', 'database', 'channels', 'session', 'bindings', 'security', 'tools'] as const;
+export const STATIC_SECTIONS = ['server', 'database', 'channels', 'session', 'bindings', 'security', 'tools', 'scheduler'] as const;
 /** Static sections whose security-sensitive keys (allowlists, approvers, rate limits) also apply after the owner confirms a code. */
 export const CONFIRMABLE_SECTIONS: readonly string[] = ['channels', 'security'];
 
