@@ -14,6 +14,7 @@ import { SkillReadTool } from './skills/skill-read.tool';
 import { ToolStepRunner } from './turn/tool-step.runner';
 import { TurnContextService } from './turn/turn-context.service';
 import { CronService } from './scheduler/cron.service';
+import { HeartbeatService } from './scheduler/heartbeat.service';
 import { JobScheduler } from './scheduler/job.scheduler';
 import { ScheduledJobRepository } from './scheduler/scheduled-job.repository';
 import { SchedulerClock } from './scheduler/scheduler.clock';
@@ -35,6 +36,7 @@ import { SchedulerClock } from './scheduler/scheduler.clock';
     ScheduledJobRepository,
     JobScheduler,
     CronService,
+    HeartbeatService,
   ],
   exports: [
     AgentService,
@@ -45,6 +47,7 @@ import { SchedulerClock } from './scheduler/scheduler.clock';
     CronService,
     JobScheduler,
     SchedulerClock,
+    HeartbeatService,
     ProviderModule,
     ToolModule,
   ],

@@ -24,3 +24,5 @@ export type { NewJob } from './scheduler/cron.service';
 export { JobScheduler } from './scheduler/job.scheduler';
 export { SchedulerClock } from './scheduler/scheduler.clock';
 export type { ScheduledJob, JobRun } from './scheduler/scheduled-job.repository';
+export { HeartbeatService } from './scheduler/heartbeat.service';
+export type { HeartbeatStats } from './scheduler/heartbeat.service';

@@ -76,6 +76,17 @@ const agentSchema = z.object({
       model: z.string().optional(),
     })
     .prefault({}),
+  /** Reads HEARTBEAT.md on an interval and acts on what it asks (off by default). */
+  heartbeat: z
+    .object({
+      enabled: z.boolean().default(false),
+      interval: duration.default(1_800_000),
+      /** No heartbeats between these local times (HH:MM in the agent's timezone), e.g. 23:00–07:00. */
+      quiet_hours: z.object({ start: z.string().regex(/^\d{2}:\d{2}$/), end: z.string().regex(/^\d{2}:\d{2}$/) }).optional(),
+      /** Tokens (in + out) heartbeats may spend per day; then they stop until the next day. */
+      daily_token_cap: z.number().int().min(0).default(200_000),
+    })
+    .prefault({}),
   /** Answers greetings and thanks from templates without a model call. Opt-in. */
   classifier: z
     .object({
