@@ -1,7 +1,9 @@
 import { Module, OnModuleInit } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { ConfigService } from '@nestclaw/config';
 import { ScheduleModule } from '@nestjs/schedule';
 import { ProviderModule } from '@nestclaw/provider';
-import { ToolModule, ToolRegistry } from '@nestclaw/tool';
+import { HookRegistry, ToolModule, ToolRegistry } from '@nestclaw/tool';
 import { AgentService } from './agent.service';
 import { CompactionRepository } from './compaction/compaction.repository';
 import { CompactionService } from './compaction/compaction.service';
@@ -11,6 +13,7 @@ import { SystemPromptBuilder } from './prompt/system-prompt.builder';
 import { SessionRepository } from './session/session.repository';
 import { SkillCatalog } from './skills/skill.catalog';
 import { SkillReadTool } from './skills/skill-read.tool';
+import { SpawnTool } from './subagents/spawn.tool';
 import { ToolStepRunner } from './turn/tool-step.runner';
 import { TurnContextService } from './turn/turn-context.service';
 import { CronService } from './scheduler/cron.service';
@@ -56,10 +59,14 @@ export class AgentModule implements OnModuleInit {
   constructor(
     private readonly tools: ToolRegistry,
     private readonly skills: SkillCatalog,
+    private readonly config: ConfigService,
+    private readonly hooks: HookRegistry,
+    private readonly refs: ModuleRef,
   ) {}
 
-  /** skill_read lives with the skills it reads; the registry only knows it as a tool. */
+  /** Tools that need the agent itself live here; the registry only knows them as tools. */
   onModuleInit(): void {
     this.tools.register(new SkillReadTool(this.skills));
+    this.tools.register(new SpawnTool(this.config, () => this.refs.get(AgentService), this.hooks));
   }
 }

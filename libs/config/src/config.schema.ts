@@ -76,6 +76,19 @@ const agentSchema = z.object({
       model: z.string().optional(),
     })
     .prefault({}),
+  /** The `spawn` tool: child runs of an agent in their own session (add `spawn` to `tools` to offer it). */
+  subagents: z
+    .object({
+      /** Agents this one may start: [] none, ["*"] any, or a list of ids. */
+      allow_agents: z.array(z.string().min(1)).default([]),
+      /** Subagents one session may start in all. */
+      max_per_session: z.number().int().min(1).max(100).default(5),
+      /** Longest a subagent may run before it is cancelled. */
+      timeout: duration.default(300_000),
+      /** Spending (USD) by one session's subagents after which no more are started. */
+      max_cost_usd: z.number().nonnegative().default(1),
+    })
+    .prefault({}),
   /** Reads HEARTBEAT.md on an interval and acts on what it asks (off by default). */
   heartbeat: z
     .object({

@@ -4,6 +4,7 @@ import type {
   HookName,
   PostToolUseEvent,
   PreCompactEvent,
+  SubagentStopEvent,
   PreToolUseEvent,
   SessionEvent,
   UserPromptSubmitDecision,
@@ -24,6 +25,7 @@ export class HookRegistry {
     SessionStart: [],
     SessionEnd: [],
     PreCompact: [],
+    SubagentStop: [],
   };
 
   /** Registers a handler; returns a function that removes it. */
@@ -85,7 +87,14 @@ export class HookRegistry {
     await this.observe('PreCompact', e);
   }
 
-  private async observe<K extends 'SessionStart' | 'SessionEnd' | 'PreCompact'>(name: K, e: Parameters<HookMap[K]>[0]): Promise<void> {
+  async subagentStop(e: SubagentStopEvent): Promise<void> {
+    await this.observe('SubagentStop', e);
+  }
+
+  private async observe<K extends 'SessionStart' | 'SessionEnd' | 'PreCompact' | 'SubagentStop'>(
+    name: K,
+    e: Parameters<HookMap[K]>[0],
+  ): Promise<void> {
     for (const h of this.handlers[name] as ((e: Parameters<HookMap[K]>[0]) => void | Promise<void>)[]) {
       try {
         await h(e);

@@ -35,6 +35,15 @@ export interface PreCompactEvent extends SessionEvent {
   toSeq: number;
 }
 
+/** A subagent started with `spawn` ended (any outcome). */
+export interface SubagentStopEvent extends SessionEvent {
+  /** The child's own session. */
+  childSessionId: string;
+  childAgentId: string;
+  status: 'ok' | 'error' | 'cancelled' | 'timeout';
+  durationMs: number;
+}
+
 export interface HookMap {
   PreToolUse: (e: PreToolUseEvent) => PreToolUseDecision | Promise<PreToolUseDecision>;
   PostToolUse: (e: PostToolUseEvent) => PostToolUseDecision | Promise<PostToolUseDecision>;
@@ -42,5 +51,6 @@ export interface HookMap {
   SessionStart: (e: SessionEvent) => void | Promise<void>;
   SessionEnd: (e: SessionEvent) => void | Promise<void>;
   PreCompact: (e: PreCompactEvent) => void | Promise<void>;
+  SubagentStop: (e: SubagentStopEvent) => void | Promise<void>;
 }
 export type HookName = keyof HookMap;
