@@ -17,6 +17,7 @@ import { SpawnTool } from './subagents/spawn.tool';
 import { ToolStepRunner } from './turn/tool-step.runner';
 import { TurnContextService } from './turn/turn-context.service';
 import { CronService } from './scheduler/cron.service';
+import { CronTool } from './scheduler/cron.tool';
 import { HeartbeatService } from './scheduler/heartbeat.service';
 import { JobScheduler } from './scheduler/job.scheduler';
 import { ScheduledJobRepository } from './scheduler/scheduled-job.repository';
@@ -68,5 +69,6 @@ export class AgentModule implements OnModuleInit {
   onModuleInit(): void {
     this.tools.register(new SkillReadTool(this.skills));
     this.tools.register(new SpawnTool(this.config, () => this.refs.get(AgentService), this.hooks));
+    this.tools.register(new CronTool(() => this.refs.get(CronService)));
   }
 }

@@ -16,7 +16,7 @@ describe('scheduled jobs', () => {
   };
 
   beforeAll(async () => {
-    h = await startHarness({ config: { scheduler: { tick: '1h' } } });
+    h = await startHarness({ config: { scheduler: { tick: '1h' }, agents: { default: { tools: ['current_time', 'cron'] } } } });
     pinClock(h.gateway);
   });
   afterAll(() => h.stop());
@@ -141,6 +141,25 @@ describe('scheduled jobs', () => {
     const mine = await fetch(`${h.gateway.url}/v1/cron/${job.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${alice}` } });
     expect(mine.status).toBe(200);
     expect(await list(alice)).toEqual([]);
+  });
+
+  it("lets the agent schedule a reminder with the cron tool; it fires in that conversation and the tool sees only that conversation's jobs", async () => {
+    at('2027-09-01T08:00:00Z');
+    const add = '[tool:cron {"action":"add","schedule":{"at":"2027-09-01T10:00:00Z"},"message":"water the plants"}]';
+    const first = (await (await h.api('/v1/chat', { json: { message: add } })).json()) as { reply: string; sessionId: string };
+    const added = JSON.parse(first.reply.replace(/^tool said: /, '')) as { added: { id: string; nextRunAt: string } };
+    expect(added.added.nextRunAt).toBe('2027-09-01T10:00:00.000Z');
+    const other = (await (await h.api('/v1/chat', { json: { message: '[tool:cron {"action":"list"}]' } })).json()) as { reply: string };
+    expect(other.reply).toBe('tool said: {"jobs":[]}');
+    const removeElsewhere = (await (
+      await h.api('/v1/chat', { json: { message: `[tool:cron {"action":"remove","id":"${added.added.id}"}]` } })
+    ).json()) as { reply: string };
+    expect(removeElsewhere.reply).toContain('error: No scheduled job');
+    at('2027-09-01T10:00:02Z');
+    await tick();
+    expect(await runs(added.added.id)).toEqual([['2027-09-01T10:00:00.000Z', 'ok']]);
+    const { messages } = (await (await h.api(`/v1/sessions/${first.sessionId}/messages`)).json()) as { messages: { content: string }[] };
+    expect(messages.at(-2)?.content).toBe('water the plants');
   });
 
   it('refuses a schedule it cannot run with a message saying what is accepted', async () => {

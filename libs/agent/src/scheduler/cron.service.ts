@@ -43,6 +43,21 @@ export class CronService {
     });
   }
 
+  /** From the agent's cron tool: the job runs in (and belongs to whoever owns) the session it was made in. */
+  async addFromSession(sessionId: string, agentId: string, schedule: unknown, message: string): Promise<ScheduledJob> {
+    const owner = await this.jobs.sessionPrincipal(sessionId);
+    return this.add({ schedule, message, agentId, sessionId }, owner ?? undefined);
+  }
+
+  listInSession(sessionId: string): Promise<ScheduledJob[]> {
+    return this.jobs.listBySession(sessionId);
+  }
+
+  async removeInSession(id: string, sessionId: string): Promise<void> {
+    if (!(await this.jobs.deleteInSession(id, sessionId)))
+      throw new NestclawError('not_found', `No scheduled job "${id}" in this conversation`);
+  }
+
   list(ownerId: string | undefined): Promise<ScheduledJob[]> {
     return this.jobs.listVisibleTo(ownerId);
   }

@@ -78,6 +78,28 @@ export class ScheduledJobRepository {
     return (rowCount ?? 0) > 0;
   }
 
+  /** Jobs that run in a session (what the agent's cron tool may see and remove from inside it). */
+  async listBySession(sessionId: string): Promise<ScheduledJob[]> {
+    const { rows } = await this.db.pool.query<ScheduledJob>(
+      `SELECT ${JOB_COLS} FROM scheduled_jobs WHERE session_id = $1 ORDER BY created_at`,
+      [sessionId],
+    );
+    return rows;
+  }
+
+  async deleteInSession(id: string, sessionId: string): Promise<boolean> {
+    const { rowCount } = await this.db.pool.query(`DELETE FROM scheduled_jobs WHERE id::text = $1 AND session_id = $2`, [id, sessionId]);
+    return (rowCount ?? 0) > 0;
+  }
+
+  /** The paired token that owns a session (null: the owner or a channel). */
+  async sessionPrincipal(sessionId: string): Promise<string | null> {
+    const { rows } = await this.db.pool.query<{ principal_id: string | null }>(`SELECT principal_id FROM sessions WHERE id = $1`, [
+      sessionId,
+    ]);
+    return rows[0]?.principal_id ?? null;
+  }
+
   async runsOf(jobId: string): Promise<JobRun[]> {
     const { rows } = await this.db.pool.query<JobRun>(
       `SELECT id::text, job_id::text AS "jobId", due_at AS "dueAt", status, session_id AS "sessionId", error FROM job_runs WHERE job_id = $1 ORDER BY due_at`,
