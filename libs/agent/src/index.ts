@@ -26,3 +26,4 @@ export { SchedulerClock } from './scheduler/scheduler.clock';
 export type { ScheduledJob, JobRun } from './scheduler/scheduled-job.repository';
 export { HeartbeatService } from './scheduler/heartbeat.service';
 export type { HeartbeatStats } from './scheduler/heartbeat.service';
+export { ScheduledJobRepository } from './scheduler/scheduled-job.repository';

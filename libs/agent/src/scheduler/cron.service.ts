@@ -67,6 +67,12 @@ export class CronService {
     if (!(await this.jobs.deleteVisible(id, ownerId))) throw new NestclawError('not_found', `No scheduled job "${id}"`);
   }
 
+  /** Runs a job at the scheduler's next tick (its regular schedule continues after). */
+  async runNow(id: string, ownerId: string | undefined): Promise<void> {
+    if (!(await this.jobs.findVisible(id, ownerId))) throw new NestclawError('not_found', `No scheduled job "${id}"`);
+    await this.jobs.makeDue(id, this.clock.now());
+  }
+
   async runs(id: string, ownerId: string | undefined): Promise<JobRun[]> {
     if (!(await this.jobs.findVisible(id, ownerId))) throw new NestclawError('not_found', `No scheduled job "${id}"`);
     return this.jobs.runsOf(id);

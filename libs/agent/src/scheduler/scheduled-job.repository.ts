@@ -100,6 +100,15 @@ export class ScheduledJobRepository {
     return rows[0]?.principal_id ?? null;
   }
 
+  /** Makes a job due now (`nestclaw cron run`): the gateway's next tick runs it once. */
+  async makeDue(id: string, now: Date): Promise<boolean> {
+    const { rowCount } = await this.db.pool.query(`UPDATE scheduled_jobs SET next_run_at = $2, enabled = true WHERE id::text = $1`, [
+      id,
+      now,
+    ]);
+    return (rowCount ?? 0) > 0;
+  }
+
   async runsOf(jobId: string): Promise<JobRun[]> {
     const { rows } = await this.db.pool.query<JobRun>(
       `SELECT id::text, job_id::text AS "jobId", due_at AS "dueAt", status, session_id AS "sessionId", error FROM job_runs WHERE job_id = $1 ORDER BY due_at`,
