@@ -9,7 +9,11 @@ const ROOT = join(__dirname, '..', '..', '..');
 
 function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, 'bin', 'nestclaw.js'), ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(ROOT, 'bin', 'nestclaw.js'), ...args], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -47,7 +51,9 @@ describe('nestclaw cron', () => {
     expect(id![2]).toMatch(/T01:00:00\.000Z$/);
     const list = await run(['cron', 'list', '--json'], env);
     const { jobs } = JSON.parse(list.stdout) as { jobs: { id: string; schedule: unknown; message: string }[] };
-    expect(jobs).toEqual([expect.objectContaining({ id: id![1], schedule: { cron: '0 9 * * 1', tz: 'Asia/Shanghai' }, message: 'weekly inbox summary' })]);
+    expect(jobs).toEqual([
+      expect.objectContaining({ id: id![1], schedule: { cron: '0 9 * * 1', tz: 'Asia/Shanghai' }, message: 'weekly inbox summary' }),
+    ]);
     expect((await run(['cron', 'run', id![1]], env)).code).toBe(0);
     expect((await run(['cron', 'rm', id![1]], env)).stdout).toContain(`removed ${id![1]}`);
     const gone = await run(['cron', 'rm', id![1]], env);
