@@ -124,6 +124,16 @@ async function main(): Promise<void> {
       sessionId = (await chat(text, sessionId)).sessionId;
     }
     const ms = performance.now() - t0;
+    // Baseline in the same minute (the machine is shared): one call straight to the fake model.
+    const b0 = performance.now();
+    for (let i = 0; i < 20; i++) {
+      await fetch(`${llm.url}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' },
+        body: JSON.stringify({ model: 'fake-model', messages: [{ role: 'user', content: `baseline ${i}` }] }),
+      }).then((r) => r.text());
+    }
+    const directMs = (performance.now() - b0) / 20;
     const sent = llm.requests.slice(start);
     const main = sent.filter((r) => !isSummaryRequest(r.body));
     const summaries = sent.filter((r) => isSummaryRequest(r.body));
@@ -163,6 +173,7 @@ async function main(): Promise<void> {
         uncompactedInputTokens: uncompacted,
         factFromTurn3AtTheEnd: lastPrompt.includes('Mochi'),
         msPerTurn: Math.round((ms / TURNS) * 10) / 10,
+        directFakeCallMs: Math.round(directMs * 10) / 10,
       },
       classifier: {
         labelled: labelled.length,
@@ -187,7 +198,9 @@ async function main(): Promise<void> {
     console.log(
       `  sending the whole history every turn instead would have cost ${uncompacted} input tokens (${(uncompacted / (c.mainInputTokens + summaryIn)).toFixed(1)}× as much) and overflowed the window`,
     );
-    console.log(`  ${c.msPerTurn} ms per turn end to end (fake model, loopback)`);
+    console.log(
+      `  ${c.msPerTurn} ms per turn end to end (fake model, loopback); one call straight to the fake model: ${c.directFakeCallMs} ms`,
+    );
     console.log(
       `\nclassifier on ${labelled.length} labelled messages: precision ${results.classifier.precision.toFixed(3)}, recall ${results.classifier.recall.toFixed(3)}, false positives ${results.classifier.falsePositives}`,
     );
