@@ -1,4 +1,13 @@
-import { countTokens as countO200k } from 'gpt-tokenizer';
+import type * as GptTokenizer from 'gpt-tokenizer';
+
+let o200k: typeof GptTokenizer.countTokens | undefined;
+
+/** Loaded on first use: parsing the o200k ranks costs ~0.35 s, which CLI commands and start-up should not pay. */
+function countO200k(text: string): number {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  o200k ??= (require('gpt-tokenizer') as typeof GptTokenizer).countTokens;
+  return o200k(text);
+}
 
 /**
  * Token counts for budgets (prompt layers, compaction, estimates before a call). A real BPE

@@ -82,10 +82,6 @@ function dynamicContext(req: PromptRequest): string {
   } catch {
     local = `${now.toISOString().slice(0, 16).replace('T', ' ')} (UTC; "${tz}" is not a valid time zone)`;
   }
-  return [
-    `Now: ${local} (${tz})`,
-    `Channel: ${req.channel}`,
-    `Talking with: ${req.sender ?? 'the owner'}`,
-    `Session: ${req.sessionId}`,
-  ].join('\n');
+  // No session id: two identical requests must stay identical for the provider's answer replay and prompt cache.
+  return [`Now: ${local} (${tz})`, `Channel: ${req.channel}`, `Talking with: ${req.sender ?? 'the owner'}`].join('\n');
 }
