@@ -51,7 +51,7 @@ const agentSchema = z.object({
   system_prompt: z.string().optional(),
   max_iterations: z.number().int().min(1).max(100).default(8),
   /** Most messages sent verbatim; older ones are compacted into summaries, never silently dropped. */
-  history_limit: z.number().int().min(2).max(10_000).default(200),
+  history_limit: z.number().int().min(0).max(10_000).default(200),
   tools: z
     .array(z.string())
     .default(['current_time', 'shell', 'file_read', 'file_write', 'file_list', 'http_request', 'web_search', 'skill_read']),
