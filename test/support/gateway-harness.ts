@@ -40,6 +40,10 @@ export interface HarnessOptions {
    * home starts with a copy of the run's migrated data directory.
    */
   embedded?: boolean;
+  /** Extra keys for the fake model's entry in `models` (e.g. `context_window`). */
+  model?: Record<string, unknown>;
+  /** Runs before the gateway starts (write workspace files under `home`). */
+  beforeStart?: (home: string) => void;
 }
 
 /** Starts the real gateway (same bootstrap as main.ts) on 127.0.0.1:0 against a fake LLM. */
@@ -50,12 +54,20 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const home = mkdtempSync(join(tmpdir(), 'nestclaw-test-'));
   const config = {
     models: {
-      fake: { provider: 'openai-compatible', base_url: llm.url, api_key: 'sk-test', model: 'fake-model', price: { input: 1, output: 2 } },
+      fake: {
+        provider: 'openai-compatible',
+        base_url: llm.url,
+        api_key: 'sk-test',
+        model: 'fake-model',
+        price: { input: 1, output: 2 },
+        ...options.model,
+      },
     },
     ...options.config,
   };
   writeFileSync(join(home, 'config.yaml'), stringify(config));
   if (!options.embedded && !db.url && !options.env?.DATABASE_URL) seedEmbeddedHome(home);
+  options.beforeStart?.(home);
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     NESTCLAW_HOME: home,

@@ -2,6 +2,8 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { ConfigModule } from '@nestclaw/config';
 import { DbModule } from '@nestclaw/db';
 import { DoctorModule } from '@nestclaw/doctor';
+import { BootstrapFiles, SkillCatalog, SystemPromptBuilder } from '@nestclaw/agent';
+import { ToolRegistry, WorkspaceLocator } from '@nestclaw/tool';
 
 /**
  * Composition roots for the CLI commands that need Nest: the same lib modules the gateway uses,
@@ -19,6 +21,15 @@ export class CliModule {
     return {
       module: CliModule,
       imports: [ConfigModule.forRoot({ watch: false }), DbModule.forRoot({ migrate: false }), DoctorModule],
+    };
+  }
+
+  /** `nestclaw agent files`, `nestclaw skills list`: config and the agent's workspace; no database. */
+  static forAgentContext(): DynamicModule {
+    return {
+      module: CliModule,
+      imports: [ConfigModule.forRoot({ watch: false })],
+      providers: [WorkspaceLocator, ToolRegistry, BootstrapFiles, SkillCatalog, SystemPromptBuilder],
     };
   }
 }

@@ -13,6 +13,8 @@ import { logCommand } from './commands/log.command';
 import { pairCommand } from './commands/pair.command';
 import { pairingCommand } from './commands/pairing.command';
 import { addTokenAdminCommands } from './commands/tokens.command';
+import { agentCommand, skillsCommand } from './commands/agent-context.command';
+import { cronCommand } from './commands/cron.command';
 
 function version(): string {
   try {
@@ -40,7 +42,10 @@ const program = new Command('nestclaw')
   .addCommand(tokenCommand())
   .addCommand(pairingCommand())
   .addCommand(pairCommand())
-  .addCommand(logCommand());
+  .addCommand(logCommand())
+  .addCommand(agentCommand())
+  .addCommand(skillsCommand())
+  .addCommand(cronCommand());
 addTokenAdminCommands(program.commands.find((c) => c.name() === 'token')!);
 // `nestclaw <command> --help` lists --config too (addCommand does not copy help settings).
 for (const cmd of program.commands) cmd.configureHelp({ showGlobalOptions: true });

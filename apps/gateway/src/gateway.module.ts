@@ -27,6 +27,7 @@ import { TokensController } from './tokens/tokens.controller';
 import { UsageController } from './usage/usage.controller';
 import { ChatWsGateway } from './ws/chat.ws-gateway';
 import { WsUpgradeAuth } from './ws/ws-upgrade.auth';
+import { CronController } from './cron/cron.controller';
 
 /** Composition root of the gateway process: transport lives here, everything else in libs/. */
 @Module({})
@@ -60,6 +61,7 @@ export class GatewayModule {
         AuditController,
         UsageController,
         ProvidersController,
+        CronController,
       ],
       providers: [
         { provide: APP_GUARD, useClass: BearerAuthGuard },

@@ -1,15 +1,73 @@
-import { Module } from '@nestjs/common';
-import { ConfigModule } from '@nestclaw/config';
+import { Module, OnModuleInit } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { ConfigModule, ConfigService } from '@nestclaw/config';
 import { DbModule } from '@nestclaw/db';
+import { ScheduleModule } from '@nestjs/schedule';
 import { ProviderModule } from '@nestclaw/provider';
-import { ToolModule } from '@nestclaw/tool';
+import { HookRegistry, ToolModule, ToolRegistry } from '@nestclaw/tool';
 import { AgentService } from './agent.service';
+import { CompactionRepository } from './compaction/compaction.repository';
+import { CompactionService } from './compaction/compaction.service';
+import { Summarizer } from './compaction/summarizer';
+import { BootstrapFiles } from './prompt/bootstrap-files';
+import { SystemPromptBuilder } from './prompt/system-prompt.builder';
 import { SessionRepository } from './session/session.repository';
+import { SkillCatalog } from './skills/skill.catalog';
+import { SkillReadTool } from './skills/skill-read.tool';
+import { SpawnTool } from './subagents/spawn.tool';
 import { ToolStepRunner } from './turn/tool-step.runner';
+import { TurnContextService } from './turn/turn-context.service';
+import { CronService } from './scheduler/cron.service';
+import { CronTool } from './scheduler/cron.tool';
+import { HeartbeatService } from './scheduler/heartbeat.service';
+import { JobScheduler } from './scheduler/job.scheduler';
+import { ScheduledJobRepository } from './scheduler/scheduled-job.repository';
+import { SchedulerClock } from './scheduler/scheduler.clock';
 
 @Module({
-  imports: [ConfigModule, DbModule, ProviderModule, ToolModule],
-  providers: [AgentService, SessionRepository, ToolStepRunner],
-  exports: [AgentService, SessionRepository],
+  imports: [ConfigModule, DbModule, ProviderModule, ToolModule, ScheduleModule.forRoot()],
+  providers: [
+    AgentService,
+    SessionRepository,
+    ToolStepRunner,
+    TurnContextService,
+    SystemPromptBuilder,
+    BootstrapFiles,
+    SkillCatalog,
+    CompactionService,
+    CompactionRepository,
+    Summarizer,
+    SchedulerClock,
+    ScheduledJobRepository,
+    JobScheduler,
+    CronService,
+    HeartbeatService,
+  ],
+  exports: [
+    AgentService,
+    SessionRepository,
+    CompactionService,
+    SystemPromptBuilder,
+    SkillCatalog,
+    CronService,
+    JobScheduler,
+    SchedulerClock,
+    HeartbeatService,
+  ],
 })
-export class AgentModule {}
+export class AgentModule implements OnModuleInit {
+  constructor(
+    private readonly tools: ToolRegistry,
+    private readonly skills: SkillCatalog,
+    private readonly config: ConfigService,
+    private readonly hooks: HookRegistry,
+    private readonly refs: ModuleRef,
+  ) {}
+
+  /** Tools that need the agent itself live here; the registry only knows them as tools. */
+  onModuleInit(): void {
+    this.tools.register(new SkillReadTool(this.skills));
+    this.tools.register(new SpawnTool(this.config, () => this.refs.get(AgentService), this.hooks));
+    this.tools.register(new CronTool(() => this.refs.get(CronService)));
+  }
+}

@@ -2,16 +2,17 @@ import { Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestj
 import { randomUUID } from 'node:crypto';
 import { KeyedQueue, NestclawError } from '@nestclaw/common';
 import { AgentConfig, ConfigService } from '@nestclaw/config';
-import { ChatMessage, LlmCallRecord, ProviderChainError, ReliableProvider, providerNotConfigured } from '@nestclaw/provider';
-import { Approval, ApprovalService, HookRegistry, ToolRegistry } from '@nestclaw/tool';
+import { ChatMessage, ChatResponse, LlmCallRecord, ProviderChainError, ReliableProvider, providerNotConfigured } from '@nestclaw/provider';
+import { Approval, ApprovalService, HookRegistry } from '@nestclaw/tool';
 import { AgentEvent, TurnUsage } from './agent.events';
 import { newSessionId } from './session/session-key';
 import { LinkedTurn, NewMessage, PlannedCall, SessionRepository } from './session/session.repository';
-import { buildPrompt } from './turn/prompt.builder';
+import type { PromptMode } from './prompt/system-prompt.builder';
 import { resumePoint } from './turn/resume-point';
 import { callModel, CancelledTurnError, sumUsage } from './turn/model-call';
 import { StepInput, StepTurn, ToolStepRunner, TurnDetachedError } from './turn/tool-step.runner';
 import { TurnLedger } from './turn/turn-ledger';
+import { TurnContext, TurnContextService } from './turn/turn-context.service';
 
 export interface TurnInput {
   message: string;
@@ -34,6 +35,8 @@ export interface TurnInput {
   inboundKey?: string;
   /** The message may have been handled by an earlier process: look for its turn first. */
   recovered?: boolean;
+  /** Override the agent's prompt mode (subagents and cheap tasks use `minimal`). */
+  promptMode?: PromptMode;
 }
 
 export interface TurnOptions {
@@ -41,6 +44,15 @@ export interface TurnOptions {
   /** Stream tokens from the model (events arrive through onEvent either way). */
   stream?: boolean;
   onEvent?: (event: AgentEvent) => void;
+}
+
+export interface CompactResult {
+  sessionId: string;
+  /** Messages newly covered by a summary. */
+  summarisedMessages: number;
+  /** Summaries merged into one (stage 2). */
+  mergedSummaries: number;
+  usage: TurnUsage;
 }
 
 export interface TurnResult {
@@ -62,6 +74,8 @@ interface LoopStart {
   pendingStep?: StepInput;
   /** The ledger row written ahead (with the turn) for the first model call. */
   callId?: string;
+  /** Fitting the window: calls already made for this turn (summaries), and how to refit after a context-length refusal. */
+  context?: Pick<TurnContext, 'calls' | 'turnStart' | 'refit'>;
 }
 
 /**
@@ -80,7 +94,7 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
     private readonly config: ConfigService,
     private readonly sessions: SessionRepository,
     private readonly provider: ReliableProvider,
-    private readonly tools: ToolRegistry,
+    private readonly context: TurnContextService,
     private readonly steps: ToolStepRunner,
     private readonly approvals: ApprovalService,
     private readonly hooks: HookRegistry,
@@ -160,8 +174,6 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
     if (opened.created) await this.hooks.sessionStart({ sessionId, agentId: opened.agentId });
     // A session keeps the agent it was created with.
     const sessionAgent = opened.agentId === input.agentId ? agent : this.agentConfig(opened.agentId);
-    const messages: ChatMessage[] = buildPrompt(this.systemPrompt(sessionAgent), opened.history, message);
-    if (input.context?.length) messages.splice(1, 0, ...input.context);
     const turn: StepTurn = {
       sessionId,
       turnId,
@@ -170,7 +182,22 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
       endpointId: input.endpointId,
       agent: sessionAgent,
     };
-    return this.loop({ turn, messages, iteration: 1, callId: opened.callId }, options);
+    const canned = this.context.trivialReply(sessionAgent, message);
+    if (canned !== undefined) return this.answerWithoutModel(turn, canned, options);
+    const ctx = await this.context.prepare({
+      sessionId,
+      agentId: opened.agentId,
+      agent: sessionAgent,
+      channel: input.channel,
+      sender: input.endpointId,
+      message,
+      history: opened.history,
+      context: input.context,
+      mode: input.promptMode,
+      signal: options.signal,
+    });
+    if (ctx.calls.length) await this.sessions.recordProgress({ sessionId, turnId, messages: [], calls: ctx.calls });
+    return this.loop({ turn, messages: ctx.messages, iteration: 1, context: ctx, callId: opened.callId }, options);
   }
 
   /** A retried inbound message: the stored answer if its turn finished, else the turn again in place of the unfinished one. */
@@ -186,7 +213,20 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
     this.logger.log(`turn ${turnId} was cut short by a restart; answering its message again`);
     const history = await this.sessions.reopenTurn(linked, agent.history_limit);
     const turn: StepTurn = { sessionId, turnId, agentId: linked.agentId, channel: input.channel, endpointId: input.endpointId, agent };
-    return this.loop({ turn, messages: buildPrompt(this.systemPrompt(agent), history, linked.content), iteration: 1 }, options);
+    const ctx = await this.context.prepare({
+      sessionId,
+      agentId: linked.agentId,
+      agent,
+      channel: input.channel,
+      sender: input.endpointId,
+      message: linked.content,
+      history,
+      context: input.context,
+      mode: input.promptMode,
+      signal: options.signal,
+    });
+    if (ctx.calls.length) await this.sessions.recordProgress({ sessionId, turnId, messages: [], calls: ctx.calls });
+    return this.loop({ turn, messages: ctx.messages, iteration: 1, context: ctx }, options);
   }
 
   /** The chain's first model: the one a turn's first attempt will most likely use. */
@@ -195,15 +235,40 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
     return first && { provider: first.provider.kind, model: first.provider.model };
   }
 
-  private systemPrompt(agent: AgentConfig): string {
-    return agent.system_prompt ?? this.config.get().prompts.system;
+  /** A greeting or thanks answered from the agent's templates: a turn like any other, at zero cost. */
+  private async answerWithoutModel(turn: StepTurn, reply: string, options: TurnOptions): Promise<TurnResult> {
+    const { sessionId, turnId } = turn;
+    const emit = options.onEvent ?? (() => undefined);
+    emit({ type: 'started', sessionId, turnId });
+    await this.sessions.recordProgress({
+      sessionId,
+      turnId,
+      messages: [{ role: 'assistant', content: reply }],
+      calls: [],
+      close: { status: 'ok', reply, channel: turn.channel, endpointId: turn.endpointId },
+    });
+    const usage = { inputTokens: 0, outputTokens: 0, costUsd: 0 };
+    emit({ type: 'token', text: reply });
+    emit({ type: 'done', sessionId, turnId, reply, usage, interrupted: false });
+    return { sessionId, turnId, reply, usage, interrupted: false };
+  }
+
+  /** `/compact` and `POST /v1/sessions/:id/compact`: summarise older turns now, queued behind running turns. */
+  compact(sessionId: string, signal?: AbortSignal): Promise<CompactResult> {
+    return this.queue.run(sessionId, async () => {
+      const report = await this.context.compactNow(sessionId, (agentId) => this.agentConfig(agentId), signal);
+      if (report.calls.length) await this.sessions.recordProgress({ sessionId, turnId: randomUUID(), messages: [], calls: report.calls });
+      return { sessionId, summarisedMessages: report.summarisedMessages, mergedSummaries: report.merged, usage: sumUsage(report.calls) };
+    });
   }
 
   private async loop(start: LoopStart, options: TurnOptions): Promise<TurnResult> {
     const { turn, messages } = start;
     const { sessionId, turnId, agent } = turn;
-    const toolDefs = this.tools.definitionsFor(agent.tools);
-    const allCalls: LlmCallRecord[] = [];
+    const toolDefs = this.context.toolsFor(agent);
+    const allCalls: LlmCallRecord[] = [...(start.context?.calls ?? [])];
+    const deadline = Date.now() + this.config.get().providers.timeout_budget;
+    let refitted = false;
     const emit = options.onEvent ?? (() => undefined);
     emit({ type: 'started', sessionId, turnId });
     const ledger = new TurnLedger(this.sessions, sessionId, turnId, this.plannedCall(agent));
@@ -244,7 +309,25 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
               emit({ type: 'token', text });
             }
           : undefined;
-        const { response, calls } = await callModel(this.provider, request, agent, ledger, onText);
+        let response: ChatResponse;
+        let calls: LlmCallRecord[];
+        try {
+          ({ response, calls } = await callModel(this.provider, request, agent, ledger, onText));
+        } catch (e) {
+          if (!isContextLength(e) || !start.context || partial) throw e;
+          if (refitted || Date.now() >= deadline) throw tooLongAfterCompaction(e, refitted);
+          // The model refused the request as too long: summarise everything before this turn, retry once.
+          refitted = true;
+          allCalls.push(...e.calls);
+          const ctx = start.context;
+          const again = await ctx.refit(messages.slice(ctx.turnStart), options.signal);
+          ctx.turnStart = again.turnStart;
+          messages.splice(0, messages.length, ...again.messages);
+          allCalls.push(...again.calls);
+          await this.sessions.recordProgress({ sessionId, turnId, messages: [], calls: [...e.calls, ...again.calls] });
+          iteration--;
+          continue;
+        }
         allCalls.push(...calls);
         // A provider may end an aborted stream quietly; the client cancelled, so the turn did not finish.
         if (options.signal?.aborted) {
@@ -286,13 +369,26 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
   private async resumeTurn(a: Approval): Promise<void> {
     const agent = this.agentConfig(a.agentId);
     const { history, turn } = await this.sessions.loadTurn(a.sessionId, a.turnId, agent.history_limit);
-    const point = resumePoint(a, this.systemPrompt(agent), history, turn);
+    const point = resumePoint(a, '', [], turn);
     if (!point.ok) {
       this.logger.warn(`approval ${a.id} was decided but cannot resume: ${point.why}`);
       return;
     }
     this.logger.log(`resuming turn ${a.turnId} after approval ${a.id} (${a.status})`);
     const endpointId = a.endpointId ?? undefined;
+    // The same layered prompt and summaries the turn started with, in place of the placeholder system message.
+    const prefix = await this.context.prefix({
+      sessionId: a.sessionId,
+      agentId: a.agentId,
+      agent,
+      channel: a.channel,
+      sender: endpointId,
+      message: turn[0]?.content ?? '',
+      history,
+    });
+    point.messages.splice(0, 1, ...prefix.messages);
+    if (prefix.calls.length)
+      await this.sessions.recordProgress({ sessionId: a.sessionId, turnId: a.turnId, messages: [], calls: prefix.calls });
     await this.loop(
       {
         turn: { sessionId: a.sessionId, turnId: a.turnId, agentId: a.agentId, channel: a.channel, endpointId, agent },
@@ -303,4 +399,18 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
       {},
     );
   }
+}
+
+const isContextLength = (e: unknown): e is ProviderChainError => e instanceof ProviderChainError && e.code === 'context_length_exceeded';
+
+/** The second refusal (or no time left to retry): say what to do instead. */
+function tooLongAfterCompaction(e: ProviderChainError, compacted: boolean): ProviderChainError {
+  const what = compacted ? 'even after compacting older messages' : 'and there is no time left in the timeout budget to compact and retry';
+  return new ProviderChainError(
+    new NestclawError(
+      'context_length_exceeded',
+      `The conversation is too long for the model ${what}. Start a new conversation (/new), shorten the message, or use a model with a larger context_window.`,
+    ),
+    e.calls,
+  );
 }

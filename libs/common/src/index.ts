@@ -2,3 +2,5 @@ export * from './nestclaw.error';
 export * from './package-root';
 export * from './duration';
 export * from './keyed-queue';
+export * from './token-count';
+export * from './prompt-section';

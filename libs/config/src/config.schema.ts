@@ -46,6 +46,8 @@ const modelSchema = z.strictObject({
   headers: z.record(z.string(), secret(z.string())).optional(),
   /** Embedding size to request, where the backend supports choosing it. */
   dimensions: z.number().int().positive().optional(),
+  /** Tokens the model accepts per request (prompt + answer); drives compaction. Unset: 128k. */
+  context_window: z.number().int().min(512).optional(),
 });
 
 const agentSchema = z.strictObject({
@@ -54,8 +56,72 @@ const agentSchema = z.strictObject({
   fallback: z.array(z.string()).optional(),
   system_prompt: z.string().optional(),
   max_iterations: z.number().int().min(1).max(100).default(8),
-  history_limit: z.number().int().min(0).max(10_000).default(40),
-  tools: z.array(z.string()).default(['current_time', 'shell', 'file_read', 'file_write', 'file_list', 'http_request', 'web_search']),
+  /** Most messages sent verbatim; older ones are compacted into summaries, never silently dropped. */
+  history_limit: z.number().int().min(0).max(10_000).default(200),
+  tools: z
+    .array(z.string())
+    .default(['current_time', 'shell', 'file_read', 'file_write', 'file_list', 'http_request', 'web_search', 'skill_read']),
+  /** full: every prompt layer; minimal: identity, context and tools only (subagents, cheap tasks); none: no system prompt. */
+  prompt_mode: z.enum(['full', 'minimal', 'none']).default('full'),
+  /** IANA zone for "current time" in the prompt. */
+  timezone: z.string().default('UTC'),
+  /** Workspace files (AGENTS.md, SOUL.md, …) injected into the prompt, in characters. */
+  bootstrap: z
+    .object({
+      max_file_chars: z.number().int().min(200).default(6_000),
+      max_total_chars: z.number().int().min(200).default(16_000),
+    })
+    .prefault({}),
+  compaction: z
+    .object({
+      /** Compact when the request would exceed this share of the model's context window. */
+      share: z.number().min(0.2).max(0.95).default(0.75),
+      /** Share of that budget kept as verbatim recent turns. */
+      keep_recent_share: z.number().min(0.05).max(0.8).default(0.3),
+      /** Model that writes summaries (default: the agent's model). */
+      model: z.string().optional(),
+    })
+    .prefault({}),
+  /** The `spawn` tool: child runs of an agent in their own session (add `spawn` to `tools` to offer it). */
+  subagents: z
+    .object({
+      /** Agents this one may start: [] none, ["*"] any, or a list of ids. */
+      allow_agents: z.array(z.string().min(1)).default([]),
+      /** Subagents one session may start in all. */
+      max_per_session: z.number().int().min(1).max(100).default(5),
+      /** Longest a subagent may run before it is cancelled. */
+      timeout: duration.default(300_000),
+      /** Spending (USD) by one session's subagents after which no more are started. */
+      max_cost_usd: z.number().nonnegative().default(1),
+    })
+    .prefault({}),
+  /** Reads HEARTBEAT.md on an interval and acts on what it asks (off by default). */
+  heartbeat: z
+    .object({
+      enabled: z.boolean().default(false),
+      interval: duration.default(1_800_000),
+      /** No heartbeats between these local times (HH:MM in the agent's timezone), e.g. 23:00–07:00. */
+      quiet_hours: z.object({ start: z.string().regex(/^\d{2}:\d{2}$/), end: z.string().regex(/^\d{2}:\d{2}$/) }).optional(),
+      /** Tokens (in + out) heartbeats may spend per day; then they stop until the next day. */
+      daily_token_cap: z.number().int().min(0).default(200_000),
+    })
+    .prefault({}),
+  /** Answers greetings and thanks from templates without a model call. Opt-in. */
+  classifier: z
+    .object({
+      enabled: z.boolean().default(false),
+      replies: z
+        .object({
+          greeting: z.array(z.string().min(1)).min(1).default(['Hi! How can I help?']),
+          greeting_zh: z.array(z.string().min(1)).min(1).default(['你好！有什么可以帮你的？']),
+          thanks: z.array(z.string().min(1)).min(1).default(["You're welcome!"]),
+          thanks_zh: z.array(z.string().min(1)).min(1).default(['不客气！']),
+          farewell: z.array(z.string().min(1)).min(1).default(['Bye! Talk soon.']),
+          farewell_zh: z.array(z.string().min(1)).min(1).default(['再见！']),
+        })
+        .prefault({}),
+    })
+    .prefault({}),
   /** Where this agent's files live: one per session, per agent (default) or one shared by all. */
   workspace: z
     .strictObject({
@@ -327,6 +393,18 @@ export const configSchema = z
       })
       .prefault({}),
     bindings: z.array(bindingSchema).default([]),
+    /** Scheduled jobs (issue 13): claimed from Postgres so each due time runs once across processes. */
+    scheduler: z
+      .object({
+        enabled: z.boolean().default(true),
+        /** How often due jobs are looked for. */
+        tick: duration.default(1_000),
+        /** A job missed while the gateway was down still runs at start-up if it is at most this late; else it is recorded as missed. */
+        grace: duration.default(300_000),
+        /** Most jobs started per tick. */
+        batch: z.number().int().min(1).max(100).default(10),
+      })
+      .prefault({}),
     security: z
       .strictObject({
         rate_limit: z
@@ -365,7 +443,7 @@ export type HotSection = (typeof HOT_SECTIONS)[number];
  * `tools` hold allowlists and limits: changing them at runtime must not bypass confirmation, so a restart
  * (by the owner) applies them.
  */
-export const STATIC_SECTIONS = ['server', 'database', 'channels', 'session', 'bindings', 'security', 'tools'] as const;
+export const STATIC_SECTIONS = ['server', 'database', 'channels', 'session', 'bindings', 'security', 'tools', 'scheduler'] as const;
 /** Static sections whose security-sensitive keys (allowlists, approvers, rate limits) also apply after the owner confirms a code. */
 export const CONFIRMABLE_SECTIONS: readonly string[] = ['channels', 'security'];
 

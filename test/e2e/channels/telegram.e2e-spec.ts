@@ -229,6 +229,20 @@ describe('Telegram channel (telegraf against a fake Bot API)', () => {
     // the conversation closed by /new fired SessionEnd
     expect(ended).toEqual([expect.stringContaining(`telegram:dm:${bob.id}`)]);
   });
+  it('/compact summarises the conversation but its last turn, and the next answer sees the summary', async () => {
+    tg.dm(bob, 'FACT: my locker is number 42');
+    await tg.waitFor(() => finalTexts(bob.id).includes('echo: FACT: my locker is number 42'), 5_000, 'fact reply');
+    tg.dm(bob, 'second');
+    await tg.waitFor(() => finalTexts(bob.id).includes('echo: second'), 5_000, 'second reply');
+    tg.dm(bob, '/compact');
+    await tg.waitFor(() => finalTexts(bob.id).some((t) => /^Compacted: \d+ older message\(s\) summarised/.test(t)), 5_000, '/compact');
+    tg.dm(bob, 'third');
+    await tg.waitFor(() => finalTexts(bob.id).includes('echo: third'), 5_000, 'third reply');
+    const sent = h.llm.requests.at(-1)!.body.messages;
+    expect(sent[0].content).toContain('FACT: my locker is number 42');
+    expect(sent.slice(1).map((m) => m.content)).toEqual(['second', 'echo: second', 'third']);
+  });
+
   it('creates a checkpoint on demand and recovers what happened since it, formatted for re-injection', async () => {
     const sessionId = `agent:default:telegram:dm:${alice.id}`;
     tg.dm(alice, 'before the checkpoint');

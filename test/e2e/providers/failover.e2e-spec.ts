@@ -166,7 +166,9 @@ describe('ReliableProvider failover through POST /v1/chat', () => {
     });
 
     it('reports an exceeded context window with its own code, without falling over', async () => {
-      primary.enqueue({ kind: 'error', status: 400, message: "This model's maximum context length is 8192 tokens" });
+      // The agent compacts and retries once (issue 12); the second refusal is the answer.
+      const tooLong = { kind: 'error', status: 400, message: "This model's maximum context length is 8192 tokens" } as const;
+      primary.enqueue(tooLong, tooLong);
       const before = chatHits(backup);
       const { status, body } = await chat(h, 'way too long');
       expect(status).toBe(400);

@@ -1,7 +1,7 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
+import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { z } from 'zod';
 import { NestclawError } from '@nestclaw/common';
-import { SESSION_ID_PATTERN, SessionRepository } from '@nestclaw/agent';
+import { AgentService, SESSION_ID_PATTERN, SessionRepository } from '@nestclaw/agent';
 import { RequireScope } from '../auth/require-scope.decorator';
 import { ZodPipe } from '../http/zod-validation.pipe';
 
@@ -17,7 +17,10 @@ const messagesQuery = z.object({
 @RequireScope('admin')
 @Controller('v1/sessions')
 export class SessionsController {
-  constructor(private readonly sessions: SessionRepository) {}
+  constructor(
+    private readonly sessions: SessionRepository,
+    private readonly agent: AgentService,
+  ) {}
 
   /** Most recently active first; page with `?before=<updatedAt of the last one>`. */
   @Get()
@@ -32,5 +35,13 @@ export class SessionsController {
       throw new NestclawError('session_not_found', `Session "${sessionId}" does not exist`);
     }
     return { sessionId, messages: await this.sessions.listMessages(sessionId, q.after, q.limit) };
+  }
+
+  /** Summarises the session's older messages now (after any turn already running in it). */
+  @Post(':sessionId/compact')
+  @HttpCode(200)
+  async compact(@Param('sessionId') sessionId: string) {
+    if (!SESSION_ID_PATTERN.test(sessionId)) throw new NestclawError('session_not_found', `Session "${sessionId}" does not exist`);
+    return this.agent.compact(sessionId);
   }
 }

@@ -7,6 +7,7 @@ describe('parseCommand', () => {
     ['/approve abc-123', '/', { name: 'approve', args: ['abc-123'] }],
     ['  /NEW ', '/', { name: 'new', args: [] }],
     ['!stop', '!', { name: 'stop', args: [] }],
+    ['/compact', '/', { name: 'compact', args: [] }],
   ])('%s with prefix %s', (text, prefix, expected) => {
     expect(parseCommand(text, prefix)).toEqual(expected);
   });

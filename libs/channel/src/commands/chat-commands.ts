@@ -8,7 +8,7 @@ import type { Routed } from '../routing/message-router';
 import { RunningTurns } from '../turn/running-turns';
 import { ApprovalCommands } from './approval-commands';
 
-export const COMMANDS = ['new', 'stop', 'status', 'whoami', 'help', 'approve', 'deny'] as const;
+export const COMMANDS = ['new', 'stop', 'status', 'whoami', 'help', 'approve', 'deny', 'compact'] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 export interface ParsedCommand {
@@ -25,13 +25,14 @@ export function parseCommand(text: string, prefix: string): ParsedCommand | unde
   return (COMMANDS as readonly string[]).includes(name) ? { name: name as CommandName, args } : undefined;
 }
 
-/** Every command but `/new` answers at once: `/stop` must not wait behind the run it stops. */
-export const isImmediate = (c: ParsedCommand) => c.name !== 'new';
+/** Every command but `/new` and `/compact` answers at once: `/stop` must not wait behind the run it stops. */
+export const isImmediate = (c: ParsedCommand) => c.name !== 'new' && c.name !== 'compact';
 
 const HELP = (p: string) =>
   [
     `${p}new — start a fresh conversation`,
     `${p}stop — cancel the answer being written`,
+    `${p}compact — summarise older messages now (keeps the recent ones word for word)`,
     `${p}status — model, session, tokens and cost so far`,
     `${p}whoami — your id as this bot sees it`,
     `${p}approve <id> / ${p}deny <id> — decide a pending tool approval`,
@@ -70,6 +71,12 @@ export class ChatCommands {
       case 'approve':
       case 'deny':
         return this.approvals.decide(m, cmd.args[0], cmd.name);
+      case 'compact': {
+        const r = await this.agent.compact(sessionId).catch((e: Error) => e);
+        if (r instanceof Error) return `Could not compact: ${r.message}`;
+        if (!r.summarisedMessages && !r.mergedSummaries) return 'Nothing to compact yet.';
+        return `Compacted: ${r.summarisedMessages} older message(s) summarised${r.mergedSummaries ? `, ${r.mergedSummaries} summaries merged` : ''}.`;
+      }
     }
   }
 

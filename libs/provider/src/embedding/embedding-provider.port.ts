@@ -1,3 +1,4 @@
+import { countTokens } from '@nestclaw/common';
 /** Text → vectors, behind one port so the memory index does not care which backend computes them. */
 export interface EmbeddingResult {
   /** One vector per input text, in input order. */
@@ -13,4 +14,4 @@ export interface EmbeddingProvider {
   embed(texts: string[], options?: { signal?: AbortSignal }): Promise<EmbeddingResult>;
 }
 
-export const estimateTokens = (texts: string[]) => texts.reduce((n, t) => n + Math.ceil(t.length / 4), 0);
+export const estimateTokens = (texts: string[]) => texts.reduce((n, t) => n + countTokens(t), 0);

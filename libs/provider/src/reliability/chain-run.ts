@@ -1,4 +1,4 @@
-import { NestclawError } from '@nestclaw/common';
+import { countChatTokens, countTokens, NestclawError } from '@nestclaw/common';
 import { ChatRequest, ChatResponse, Usage } from '../model-provider.port';
 import { costOf } from '../pricing';
 import { ProviderAttemptError } from '../provider.errors';
@@ -26,9 +26,8 @@ export interface RunDeps {
 
 export type Decision = { action: 'stop'; error: NestclawError } | { action: 'retry'; delayMs: number } | { action: 'next_model' };
 
-/** ≈4 characters a token: enough to keep a rate-limit window honest before usage is known. */
-export const estimateTokens = (request: ChatRequest) =>
-  Math.ceil(request.messages.reduce((n, m) => n + m.content.length, 0) / 4) + (request.maxTokens ?? 0);
+/** Tokens a request may use, counted before usage is known: keeps a rate-limit window honest. */
+export const estimateTokens = (request: ChatRequest) => countChatTokens(request.messages, request.tools) + (request.maxTokens ?? 0);
 
 /**
  * The state of one request walking the chain: which models were tried or skipped (breaker open,
@@ -197,7 +196,7 @@ export class ChainRun {
     const decision = this.failed(a, e);
     const stop = decision.action === 'stop';
     const i = this.calls.length - 1;
-    const usage: Usage = { inputTokens: this.tokens, outputTokens: Math.ceil(partialText.length / 4), cachedInputTokens: 0 };
+    const usage: Usage = { inputTokens: this.tokens, outputTokens: countTokens(partialText), cachedInputTokens: 0 };
     this.calls[i] = {
       ...this.calls[i],
       usage,

@@ -3,6 +3,8 @@ import type {
   HookMap,
   HookName,
   PostToolUseEvent,
+  PreCompactEvent,
+  SubagentStopEvent,
   PreToolUseEvent,
   SessionEvent,
   UserPromptSubmitDecision,
@@ -22,6 +24,8 @@ export class HookRegistry {
     UserPromptSubmit: [],
     SessionStart: [],
     SessionEnd: [],
+    PreCompact: [],
+    SubagentStop: [],
   };
 
   /** Registers a handler; returns a function that removes it. */
@@ -79,8 +83,19 @@ export class HookRegistry {
     await this.observe('SessionEnd', e);
   }
 
-  private async observe(name: 'SessionStart' | 'SessionEnd', e: SessionEvent): Promise<void> {
-    for (const h of this.handlers[name]) {
+  async preCompact(e: PreCompactEvent): Promise<void> {
+    await this.observe('PreCompact', e);
+  }
+
+  async subagentStop(e: SubagentStopEvent): Promise<void> {
+    await this.observe('SubagentStop', e);
+  }
+
+  private async observe<K extends 'SessionStart' | 'SessionEnd' | 'PreCompact' | 'SubagentStop'>(
+    name: K,
+    e: Parameters<HookMap[K]>[0],
+  ): Promise<void> {
+    for (const h of this.handlers[name] as ((e: Parameters<HookMap[K]>[0]) => void | Promise<void>)[]) {
       try {
         await h(e);
       } catch (err) {

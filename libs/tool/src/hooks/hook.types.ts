@@ -27,11 +27,30 @@ export interface SessionEvent {
   agentId: string;
 }
 
+/** Before older messages of a session are summarised (a hook may archive them elsewhere). */
+export interface PreCompactEvent extends SessionEvent {
+  reason: 'budget' | 'manual' | 'context_length';
+  /** The message range about to be summarised (inclusive). */
+  fromSeq: number;
+  toSeq: number;
+}
+
+/** A subagent started with `spawn` ended (any outcome). */
+export interface SubagentStopEvent extends SessionEvent {
+  /** The child's own session. */
+  childSessionId: string;
+  childAgentId: string;
+  status: 'ok' | 'error' | 'cancelled' | 'timeout';
+  durationMs: number;
+}
+
 export interface HookMap {
   PreToolUse: (e: PreToolUseEvent) => PreToolUseDecision | Promise<PreToolUseDecision>;
   PostToolUse: (e: PostToolUseEvent) => PostToolUseDecision | Promise<PostToolUseDecision>;
   UserPromptSubmit: (e: UserPromptSubmitEvent) => UserPromptSubmitDecision | Promise<UserPromptSubmitDecision>;
   SessionStart: (e: SessionEvent) => void | Promise<void>;
   SessionEnd: (e: SessionEvent) => void | Promise<void>;
+  PreCompact: (e: PreCompactEvent) => void | Promise<void>;
+  SubagentStop: (e: SubagentStopEvent) => void | Promise<void>;
 }
 export type HookName = keyof HookMap;

@@ -27,6 +27,11 @@ export class WorkspaceLocator {
     return join(this.config.home, 'workspaces');
   }
 
+  /** An agent's own folder (its bootstrap files and skills live here whatever its tools' scope). */
+  agentDir(agentId: string): string {
+    return join(this.root(), 'agents', safeSegment(agentId));
+  }
+
   forContext(ctx: ToolContext, agent: AgentConfig): Workspace {
     const { scope, access } = agent.workspace;
     const dir =

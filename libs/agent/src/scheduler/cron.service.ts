@@ -1,0 +1,80 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { NestclawError } from '@nestclaw/common';
+import { ConfigService } from '@nestclaw/config';
+import { nextDue, parseSchedule } from './schedule';
+import { JobRun, ScheduledJob, ScheduledJobRepository } from './scheduled-job.repository';
+import { SchedulerClock } from './scheduler.clock';
+
+export interface NewJob {
+  schedule: unknown;
+  message: string;
+  agentId?: string;
+  sessionId?: string;
+}
+
+/**
+ * Jobs as people manage them (HTTP API, CLI, the agent's cron tool). `ownerId` is the paired
+ * token acting; undefined is the owner, who sees and changes every job.
+ */
+@Injectable()
+export class CronService {
+  constructor(
+    private readonly config: ConfigService,
+    private readonly jobs: ScheduledJobRepository,
+    private readonly clock: SchedulerClock,
+  ) {}
+
+  async add(input: NewJob, ownerId: string | undefined): Promise<ScheduledJob> {
+    const now = this.clock.now();
+    const schedule = parseSchedule(input.schedule, now);
+    const agentId = input.agentId ?? 'default';
+    if (!this.config.get().agents[agentId]) throw new NestclawError('invalid_request', `Unknown agentId "${agentId}"`);
+    const message = input.message.trim();
+    if (!message || message.length > 4000) throw new NestclawError('invalid_request', 'message must be 1 to 4,000 characters');
+    return this.jobs.insert({
+      id: randomUUID(),
+      agentId,
+      ownerId: ownerId ?? null,
+      sessionId: input.sessionId ?? null,
+      schedule,
+      message,
+      nextRunAt: nextDue(schedule, now, now)!.toISOString(),
+    });
+  }
+
+  /** From the agent's cron tool: the job runs in (and belongs to whoever owns) the session it was made in. */
+  async addFromSession(sessionId: string, agentId: string, schedule: unknown, message: string): Promise<ScheduledJob> {
+    const owner = await this.jobs.sessionPrincipal(sessionId);
+    return this.add({ schedule, message, agentId, sessionId }, owner ?? undefined);
+  }
+
+  listInSession(sessionId: string): Promise<ScheduledJob[]> {
+    return this.jobs.listBySession(sessionId);
+  }
+
+  async removeInSession(id: string, sessionId: string): Promise<void> {
+    if (!(await this.jobs.deleteInSession(id, sessionId)))
+      throw new NestclawError('not_found', `No scheduled job "${id}" in this conversation`);
+  }
+
+  list(ownerId: string | undefined): Promise<ScheduledJob[]> {
+    return this.jobs.listVisibleTo(ownerId);
+  }
+
+  async remove(id: string, ownerId: string | undefined): Promise<void> {
+    // Someone else's job answers like a missing one: ids of other people's jobs are not confirmed.
+    if (!(await this.jobs.deleteVisible(id, ownerId))) throw new NestclawError('not_found', `No scheduled job "${id}"`);
+  }
+
+  /** Runs a job at the scheduler's next tick (its regular schedule continues after). */
+  async runNow(id: string, ownerId: string | undefined): Promise<void> {
+    if (!(await this.jobs.findVisible(id, ownerId))) throw new NestclawError('not_found', `No scheduled job "${id}"`);
+    await this.jobs.makeDue(id, this.clock.now());
+  }
+
+  async runs(id: string, ownerId: string | undefined): Promise<JobRun[]> {
+    if (!(await this.jobs.findVisible(id, ownerId))) throw new NestclawError('not_found', `No scheduled job "${id}"`);
+    return this.jobs.runsOf(id);
+  }
+}

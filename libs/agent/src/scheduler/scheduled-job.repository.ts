@@ -1,0 +1,203 @@
+import { Injectable } from '@nestjs/common';
+import type { PoolClient } from 'pg';
+import { asDatabaseError, DatabaseService } from '@nestclaw/db';
+import type { Schedule } from './schedule';
+
+export interface ScheduledJob {
+  id: string;
+  agentId: string;
+  ownerId: string | null;
+  sessionId: string | null;
+  schedule: Schedule;
+  message: string;
+  enabled: boolean;
+  nextRunAt: string | null;
+  lastRunAt: string | null;
+  createdAt: string;
+}
+
+export interface JobRun {
+  id: string;
+  jobId: string;
+  dueAt: string;
+  status: 'running' | 'ok' | 'error' | 'missed' | 'interrupted';
+  sessionId: string | null;
+  error: string | null;
+}
+
+/** A due job this process claimed: run it (status running) or it was recorded as missed. */
+export interface ClaimedRun {
+  job: ScheduledJob;
+  runId: string;
+  dueAt: Date;
+  missed: boolean;
+}
+
+const JOB_COLS = `id::text, agent_id AS "agentId", owner_id AS "ownerId", session_id AS "sessionId", schedule, message, enabled,
+  next_run_at AS "nextRunAt", last_run_at AS "lastRunAt", created_at AS "createdAt"`;
+
+@Injectable()
+export class ScheduledJobRepository {
+  constructor(private readonly db: DatabaseService) {}
+
+  async insert(job: Omit<ScheduledJob, 'lastRunAt' | 'createdAt' | 'enabled'>): Promise<ScheduledJob> {
+    try {
+      const { rows } = await this.db.pool.query<ScheduledJob>(
+        `INSERT INTO scheduled_jobs (id, agent_id, owner_id, session_id, schedule, message, next_run_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${JOB_COLS}`,
+        [job.id, job.agentId, job.ownerId, job.sessionId, JSON.stringify(job.schedule), job.message, job.nextRunAt],
+      );
+      return rows[0];
+    } catch (e) {
+      throw asDatabaseError(e);
+    }
+  }
+
+  /** Jobs visible to `ownerId` (undefined: the owner, who sees all). */
+  async listVisibleTo(ownerId: string | undefined): Promise<ScheduledJob[]> {
+    const { rows } = await this.db.pool.query<ScheduledJob>(
+      `SELECT ${JOB_COLS} FROM scheduled_jobs WHERE $1::text IS NULL OR owner_id = $1 ORDER BY created_at`,
+      [ownerId ?? null],
+    );
+    return rows;
+  }
+
+  async findVisible(id: string, ownerId: string | undefined): Promise<ScheduledJob | undefined> {
+    const { rows } = await this.db.pool.query<ScheduledJob>(
+      `SELECT ${JOB_COLS} FROM scheduled_jobs WHERE id::text = $1 AND ($2::text IS NULL OR owner_id = $2)`,
+      [id, ownerId ?? null],
+    );
+    return rows[0];
+  }
+
+  async deleteVisible(id: string, ownerId: string | undefined): Promise<boolean> {
+    const { rowCount } = await this.db.pool.query(
+      `DELETE FROM scheduled_jobs WHERE id::text = $1 AND ($2::text IS NULL OR owner_id = $2)`,
+      [id, ownerId ?? null],
+    );
+    return (rowCount ?? 0) > 0;
+  }
+
+  /** Jobs that run in a session (what the agent's cron tool may see and remove from inside it). */
+  async listBySession(sessionId: string): Promise<ScheduledJob[]> {
+    const { rows } = await this.db.pool.query<ScheduledJob>(
+      `SELECT ${JOB_COLS} FROM scheduled_jobs WHERE session_id = $1 ORDER BY created_at`,
+      [sessionId],
+    );
+    return rows;
+  }
+
+  async deleteInSession(id: string, sessionId: string): Promise<boolean> {
+    const { rowCount } = await this.db.pool.query(`DELETE FROM scheduled_jobs WHERE id::text = $1 AND session_id = $2`, [id, sessionId]);
+    return (rowCount ?? 0) > 0;
+  }
+
+  /** The paired token that owns a session (null: the owner or a channel). */
+  async sessionPrincipal(sessionId: string): Promise<string | null> {
+    const { rows } = await this.db.pool.query<{ principal_id: string | null }>(`SELECT principal_id FROM sessions WHERE id = $1`, [
+      sessionId,
+    ]);
+    return rows[0]?.principal_id ?? null;
+  }
+
+  /** Makes a job due now (`nestclaw cron run`): the gateway's next tick runs it once. */
+  async makeDue(id: string, now: Date): Promise<boolean> {
+    const { rowCount } = await this.db.pool.query(`UPDATE scheduled_jobs SET next_run_at = $2, enabled = true WHERE id::text = $1`, [
+      id,
+      now,
+    ]);
+    return (rowCount ?? 0) > 0;
+  }
+
+  async runsOf(jobId: string): Promise<JobRun[]> {
+    const { rows } = await this.db.pool.query<JobRun>(
+      `SELECT id::text, job_id::text AS "jobId", due_at AS "dueAt", status, session_id AS "sessionId", error FROM job_runs WHERE job_id = $1 ORDER BY due_at`,
+      [jobId],
+    );
+    return rows;
+  }
+
+  /**
+   * Claims due jobs in one transaction: locks them (SKIP LOCKED: another gateway takes the others),
+   * records one run per job for its due time (missed when later than `graceMs`), and moves each
+   * job to its next due time from `next`. The unique (job, due time) pair makes a second claim of
+   * the same due time impossible even across restarts.
+   */
+  async claimDue(
+    now: Date,
+    graceMs: number,
+    limit: number,
+    next: (job: ScheduledJob, now: Date) => Date | undefined,
+  ): Promise<ClaimedRun[]> {
+    const client = await this.db.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const { rows } = await client.query<ScheduledJob>(
+        `SELECT ${JOB_COLS} FROM scheduled_jobs WHERE enabled AND next_run_at <= $1 ORDER BY next_run_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+        [now, limit],
+      );
+      const claimed: ClaimedRun[] = [];
+      for (const job of rows) claimed.push(...(await this.claimOne(client, job, now, graceMs, next)));
+      await client.query('COMMIT');
+      return claimed;
+    } catch (e) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw asDatabaseError(e);
+    } finally {
+      client.release();
+    }
+  }
+
+  private async claimOne(
+    client: PoolClient,
+    job: ScheduledJob,
+    now: Date,
+    graceMs: number,
+    next: (job: ScheduledJob, now: Date) => Date | undefined,
+  ): Promise<ClaimedRun[]> {
+    const dueAt = new Date(job.nextRunAt!);
+    const missed = now.getTime() - dueAt.getTime() > graceMs;
+    const following = next(job, now);
+    await client.query(`UPDATE scheduled_jobs SET next_run_at = $2, enabled = $3, last_run_at = $4 WHERE id = $1`, [
+      job.id,
+      following ?? null,
+      !!following,
+      missed ? job.lastRunAt : now,
+    ]);
+    const run = await client.query<{ id: string }>(
+      `INSERT INTO job_runs (job_id, due_at, status, started_at, finished_at, session_id)
+       VALUES ($1, $2, $3, $4, CASE WHEN $3 = 'missed' THEN $4::timestamptz END, $5)
+       ON CONFLICT (job_id, due_at) DO NOTHING RETURNING id::text`,
+      [job.id, dueAt, missed ? 'missed' : 'running', now, job.sessionId ?? `cron:${job.id}`],
+    );
+    return run.rows[0] ? [{ job, runId: run.rows[0].id, dueAt, missed }] : [];
+  }
+
+  async finishRun(
+    runId: string,
+    r: { status: 'ok' | 'error'; turnId?: string; error?: string; usage?: { inputTokens: number; outputTokens: number; costUsd: number } },
+    at: Date,
+  ): Promise<void> {
+    await this.db.pool.query(
+      `UPDATE job_runs SET status = $2, finished_at = $3, turn_id = $4, error = $5, input_tokens = $6, output_tokens = $7, cost_usd = $8 WHERE id = $1`,
+      [
+        runId,
+        r.status,
+        at,
+        r.turnId ?? null,
+        r.error ?? null,
+        r.usage?.inputTokens ?? 0,
+        r.usage?.outputTokens ?? 0,
+        (r.usage?.costUsd ?? 0).toFixed(8),
+      ],
+    );
+  }
+
+  /** At start-up: runs left `running` by a crash are not rerun (their due time was claimed); mark them. */
+  async interruptRunning(): Promise<number> {
+    const { rowCount } = await this.db.pool.query(
+      `UPDATE job_runs SET status = 'interrupted', finished_at = now() WHERE status = 'running'`,
+    );
+    return rowCount ?? 0;
+  }
+}

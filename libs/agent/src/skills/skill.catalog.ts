@@ -1,0 +1,154 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { accessSync, constants, readdirSync, readFileSync, statSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { ConfigService } from '@nestclaw/config';
+import { WorkspaceLocator } from '@nestclaw/tool';
+import { BUILTIN_SKILLS } from './builtin-skills';
+import { MAX_DESCRIPTION_CHARS, Skill, SkillSource } from './skill';
+import { parseSkillFile } from './skill-file.parser';
+
+interface CachedFile {
+  mtimeMs: number;
+  size: number;
+  skill: Omit<Skill, 'unavailable'> | { invalid: string };
+}
+
+/** How long a PATH lookup for a required binary is trusted. */
+const BIN_TTL_MS = 10_000;
+/** A SKILL.md larger than this is refused (it would be read whole by skill_read). */
+const MAX_SKILL_BYTES = 64 * 1024;
+
+/**
+ * Skills for an agent: `<agent workspace>/skills/<name>/SKILL.md`, then `$NESTCLAW_HOME/skills`,
+ * then the built-in ones; the first source holding a name wins. Folders are listed on every call
+ * and each SKILL.md re-parsed only when it changed, so new and edited skills appear on the next
+ * turn without a restart.
+ */
+@Injectable()
+export class SkillCatalog {
+  private readonly logger = new Logger('Skills');
+  private readonly files = new Map<string, CachedFile>();
+  private readonly bins = new Map<string, { found: boolean; at: number }>();
+  private readonly warned = new Set<string>();
+
+  constructor(
+    private readonly config: ConfigService,
+    private readonly workspaces: WorkspaceLocator,
+  ) {}
+
+  roots(agentId: string): { source: SkillSource; dir: string }[] {
+    return [
+      { source: 'workspace', dir: join(this.workspaces.agentDir(agentId), 'skills') },
+      { source: 'global', dir: join(this.config.home, 'skills') },
+    ];
+  }
+
+  /** Every skill the agent can see, by name, available ones and unavailable ones (with the reason). */
+  list(agentId: string): Skill[] {
+    const byName = new Map<string, Skill>();
+    for (const { source, dir } of this.roots(agentId)) {
+      for (const skill of this.scan(dir, source)) if (!byName.has(skill.name)) byName.set(skill.name, skill);
+    }
+    for (const b of BUILTIN_SKILLS) {
+      if (byName.has(b.name)) continue;
+      const parsed = parseSkillFile(b.body);
+      if (parsed.ok) byName.set(b.name, this.withAvailability({ ...this.fromMeta(b.name, parsed.meta, b.body), source: 'builtin' }));
+    }
+    return [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  get(agentId: string, name: string): Skill | undefined {
+    return this.list(agentId).find((s) => s.name === name);
+  }
+
+  private scan(dir: string, source: SkillSource): Skill[] {
+    let entries: string[];
+    try {
+      entries = readdirSync(dir);
+    } catch {
+      return [];
+    }
+    const out: Skill[] = [];
+    for (const entry of entries.sort()) {
+      if (entry.startsWith('.')) continue;
+      const path = join(dir, entry, 'SKILL.md');
+      const skill = this.readFile(path, entry, source);
+      if (!skill) continue;
+      if ('invalid' in skill) {
+        if (!this.warned.has(`${path}:${skill.invalid}`)) {
+          this.warned.add(`${path}:${skill.invalid}`);
+          this.logger.warn(`skipping ${path}: ${skill.invalid}`);
+        }
+        continue;
+      }
+      out.push(this.withAvailability(skill));
+    }
+    return out;
+  }
+
+  private readFile(path: string, folder: string, source: SkillSource): CachedFile['skill'] | undefined {
+    let st;
+    try {
+      st = statSync(path);
+    } catch {
+      this.files.delete(path);
+      return undefined;
+    }
+    const hit = this.files.get(path);
+    if (hit && hit.mtimeMs === st.mtimeMs && hit.size === st.size) return hit.skill;
+    let skill: CachedFile['skill'];
+    if (st.size > MAX_SKILL_BYTES) {
+      skill = { invalid: `larger than ${MAX_SKILL_BYTES} bytes` };
+    } else {
+      const body = readFileSync(path, 'utf8').replace(/\0/g, '');
+      const parsed = parseSkillFile(body);
+      skill = parsed.ok ? { ...this.fromMeta(parsed.meta.name ?? folder, parsed.meta, body), source, path } : { invalid: parsed.error };
+    }
+    this.files.set(path, { mtimeMs: st.mtimeMs, size: st.size, skill });
+    return skill;
+  }
+
+  private fromMeta(
+    name: string,
+    meta: { description: string; requires: Skill['requires'] },
+    body: string,
+  ): Omit<Skill, 'unavailable' | 'source'> & { source: SkillSource } {
+    const line = meta.description.replace(/\s+/g, ' ').trim();
+    const description = line.length > MAX_DESCRIPTION_CHARS ? `${line.slice(0, MAX_DESCRIPTION_CHARS - 1)}…` : line;
+    return { name, description, body, requires: meta.requires, source: 'builtin' };
+  }
+
+  private withAvailability(skill: Omit<Skill, 'unavailable'>): Skill {
+    const missingBins = skill.requires.bins.filter((b) => !this.onPath(b));
+    const missingEnv = skill.requires.env.filter((v) => !process.env[v]);
+    const reasons = [
+      ...(missingBins.length ? [`missing binary ${missingBins.join(', ')}`] : []),
+      ...(missingEnv.length ? [`missing environment variable ${missingEnv.join(', ')}`] : []),
+    ];
+    return reasons.length ? { ...skill, unavailable: reasons.join('; ') } : skill;
+  }
+
+  private onPath(bin: string): boolean {
+    if (!/^[A-Za-z0-9._+-]+$/.test(bin)) return false;
+    const hit = this.bins.get(bin);
+    if (hit && Date.now() - hit.at < BIN_TTL_MS) return hit.found;
+    const found = (process.env.PATH ?? '').split(delimiter).some((d) => {
+      if (!d) return false;
+      try {
+        accessSync(join(d, bin), constants.X_OK);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    this.bins.set(bin, { found, at: Date.now() });
+    return found;
+  }
+}
+
+/** The skills layer of the prompt: one line per skill, the instructions stay on disk. */
+export function skillsPromptText(skills: readonly Skill[]): string {
+  if (skills.length === 0) return '';
+  const lines = skills.map((s) => `- ${s.name}: ${s.description}${s.unavailable ? ` (unavailable: ${s.unavailable})` : ''}`);
+  return `Call skill_read with a skill's name to get its instructions before using it.\n${lines.join('\n')}`;
+}

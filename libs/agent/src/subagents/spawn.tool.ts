@@ -1,0 +1,114 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { NestclawError } from '@nestclaw/common';
+import type { ConfigService } from '@nestclaw/config';
+import { HookRegistry, Tool, ToolError, ToolRuntime } from '@nestclaw/tool';
+import type { AgentService } from '../agent.service';
+
+const input = z.object({
+  task: z.string().min(1).max(8000).describe('What the subagent should do; it sees only this, not the conversation'),
+  agentId: z.string().min(1).optional().describe('Agent to run it (default: this one)'),
+});
+
+export const SUBAGENT_MARK = ':subagent:';
+
+export interface SubagentReport {
+  id: string;
+  agentId: string;
+  status: 'ok' | 'error' | 'cancelled' | 'timeout';
+  result: string;
+  durationMs: number;
+  usage: { inputTokens: number; outputTokens: number; costUsd: number };
+}
+
+/**
+ * Runs a task in a child session (`agent:<id>:subagent:<uuid>`) with the minimal prompt and returns
+ * its structured report as the tool result, so it lands in the parent's transcript. Subagents may
+ * not spawn; the parent agent's `subagents` config limits who, how many, how long and how much.
+ * Cancelling the parent turn (/stop, disconnect) cancels the child through the same signal.
+ */
+export class SpawnTool implements Tool<typeof input> {
+  readonly name = 'spawn';
+  readonly description = 'Hand a self-contained task to a subagent and get its report.';
+  readonly input = input;
+  private readonly perSession = new Map<string, { count: number; costUsd: number }>();
+
+  constructor(
+    private readonly config: ConfigService,
+    private readonly agents: () => AgentService,
+    private readonly hooks: HookRegistry,
+  ) {}
+
+  async execute(ctx: ToolRuntime, { task, agentId }: z.output<typeof input>, signal: AbortSignal): Promise<string> {
+    if (ctx.sessionId.includes(SUBAGENT_MARK)) throw new ToolError('a subagent cannot start subagents');
+    const cfg = this.config.get();
+    const limits = cfg.agents[ctx.agentId]?.subagents;
+    const target = agentId ?? ctx.agentId;
+    if (!limits || limits.allow_agents.length === 0)
+      throw new ToolError(`agent "${ctx.agentId}" may not start subagents (subagents.allow_agents is empty)`);
+    if (!limits.allow_agents.includes('*') && !limits.allow_agents.includes(target)) {
+      throw new ToolError(`agent "${ctx.agentId}" may not start agent "${target}" (allowed: ${limits.allow_agents.join(', ')})`);
+    }
+    if (!cfg.agents[target]) throw new ToolError(`unknown agent "${target}"`);
+    const spent = this.perSession.get(ctx.sessionId) ?? { count: 0, costUsd: 0 };
+    if (spent.count >= limits.max_per_session)
+      throw new ToolError(`this session already started ${spent.count} subagents (limit ${limits.max_per_session})`);
+    if (spent.costUsd >= limits.max_cost_usd)
+      throw new ToolError(`this session's subagents already spent $${spent.costUsd.toFixed(4)} (limit $${limits.max_cost_usd})`);
+    spent.count++;
+    this.perSession.set(ctx.sessionId, spent);
+
+    const id = randomUUID();
+    const childSessionId = `agent:${target}${SUBAGENT_MARK}${id}`;
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, limits.timeout);
+    const onParentAbort = () => controller.abort();
+    signal.addEventListener('abort', onParentAbort, { once: true });
+    const started = Date.now();
+    const report: SubagentReport = {
+      id,
+      agentId: target,
+      status: 'ok',
+      result: '',
+      durationMs: 0,
+      usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+    };
+    try {
+      const r = await this.agents().run(
+        {
+          message: task,
+          sessionId: childSessionId,
+          createSession: true,
+          agentId: target,
+          channel: 'subagent',
+          endpointId: ctx.sessionId,
+          promptMode: 'minimal',
+        },
+        { signal: controller.signal },
+      );
+      report.result = r.reply;
+      report.usage = r.usage;
+    } catch (e) {
+      report.status = timedOut ? 'timeout' : controller.signal.aborted ? 'cancelled' : 'error';
+      report.result = e instanceof NestclawError || e instanceof Error ? e.message : String(e);
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onParentAbort);
+    }
+    report.durationMs = Date.now() - started;
+    spent.costUsd += report.usage.costUsd;
+    await this.hooks.subagentStop({
+      sessionId: ctx.sessionId,
+      agentId: ctx.agentId,
+      childSessionId,
+      childAgentId: target,
+      status: report.status,
+      durationMs: report.durationMs,
+    });
+    return JSON.stringify({ subagent: report });
+  }
+}

@@ -1,0 +1,21 @@
+import { countChatTokens, countTokens } from './token-count';
+
+describe('countTokens', () => {
+  it('counts with a real BPE tokenizer, not characters ÷ 4', () => {
+    expect(countTokens('hello world')).toBe(2);
+    // Chinese runs near one token per character: ÷ 4 would say 3.
+    expect(countTokens('你好，帮我查一下明天的天气')).toBeGreaterThanOrEqual(8);
+  });
+
+  it('gives the same count for a long text from its cache', () => {
+    const text = '长江大桥 and the weather report. '.repeat(50);
+    expect(countTokens(text)).toBe(countTokens(text));
+  });
+
+  it('counts a chat request with per-message framing and tool definitions', () => {
+    const tools = [{ name: 'current_time', description: 'Current date and time.', parameters: {} }];
+    const bare = countChatTokens([{ content: 'hi' }]);
+    expect(countChatTokens([{ content: 'hi' }, { content: 'hi' }])).toBe(bare + countTokens('hi') + 4);
+    expect(countChatTokens([{ content: 'hi' }], tools)).toBe(bare + countTokens(JSON.stringify(tools)));
+  });
+});

@@ -1,0 +1,69 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createTestDatabase, TestDatabase } from '../../support/test-database';
+
+/** `nestclaw cron` from the built CLI against the test database (`npm test` builds first). */
+const ROOT = join(__dirname, '..', '..', '..');
+
+function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(ROOT, 'bin', 'nestclaw.js'), ...args], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe('nestclaw cron', () => {
+  let db: TestDatabase;
+  let home: string;
+  let env: NodeJS.ProcessEnv;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    home = mkdtempSync(join(tmpdir(), 'nestclaw-cron-cli-'));
+    env = { PATH: process.env.PATH, NESTCLAW_HOME: home, ...(db.url ? { DATABASE_URL: db.url } : {}) };
+  });
+  afterAll(async () => {
+    await db.drop();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('adds, lists, makes due and removes a job', async () => {
+    const add = await run(['cron', 'add', '--cron', '0 9 * * 1', '--tz', 'Asia/Shanghai', '-m', 'weekly inbox summary'], env);
+    expect(add.stderr).toBe('');
+    expect(add.code).toBe(0);
+    const id = /added ([0-9a-f-]{36}), first run (\S+)/.exec(add.stdout);
+    expect(id).not.toBeNull();
+    // Monday 09:00 in Shanghai is 01:00 UTC.
+    expect(id![2]).toMatch(/T01:00:00\.000Z$/);
+    const list = await run(['cron', 'list', '--json'], env);
+    const { jobs } = JSON.parse(list.stdout) as { jobs: { id: string; schedule: unknown; message: string }[] };
+    expect(jobs).toEqual([
+      expect.objectContaining({ id: id![1], schedule: { cron: '0 9 * * 1', tz: 'Asia/Shanghai' }, message: 'weekly inbox summary' }),
+    ]);
+    expect((await run(['cron', 'run', id![1]], env)).code).toBe(0);
+    expect((await run(['cron', 'rm', id![1]], env)).stdout).toContain(`removed ${id![1]}`);
+    const gone = await run(['cron', 'rm', id![1]], env);
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toContain('No scheduled job');
+  });
+
+  it('says what a bad schedule should look like', async () => {
+    const r = await run(['cron', 'add', '--every', '5s', '-m', 'too often'], env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('schedule.every must be at least 1m');
+  });
+});
