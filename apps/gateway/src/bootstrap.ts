@@ -4,7 +4,9 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Server } from 'node:http';
 import { loadConfig, defaultConfigPath, ConfigService, logLevelsFor } from '@nestclaw/config';
+import { telemetry } from '@nestclaw/observability';
 import { GatewayModule } from './gateway.module';
+import { gatewayLogger } from './observability/gateway-logger';
 import { ChatWsGateway } from './ws/chat.ws-gateway';
 
 export interface GatewayOptions {
@@ -32,13 +34,19 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   // Validate once up front so a bad file fails with one readable message, before Nest starts.
   const { config } = loadConfig(configPath, env);
   const logLevels = options.logLevels ?? logLevelsFor(config.log.level);
+  // Before Nest builds any provider, so breaker and pool gauges can register from constructors.
+  telemetry.configure({
+    metrics: config.observability.metrics.enabled,
+    captureContent: config.observability.tracing.capture_content,
+    version: process.env.npm_package_version ?? '0.1.0',
+  });
 
   const adapter = new FastifyAdapter({ bodyLimit: config.server.body_limit, trustProxy: false });
   const app = await NestFactory.create<NestFastifyApplication>(
     GatewayModule.forRoot({ path: configPath, env, watch: options.watchConfig, loaded: config }),
     adapter,
     {
-      logger: logLevels,
+      logger: gatewayLogger(config, env, logLevels),
       bufferLogs: false,
     },
   );

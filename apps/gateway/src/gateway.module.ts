@@ -1,10 +1,11 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { AgentModule } from '@nestclaw/agent';
 import { ChannelModule } from '@nestclaw/channel';
 import { ConfigModule, ConfigModuleOptions } from '@nestclaw/config';
 import { DbModule } from '@nestclaw/db';
 import { DoctorModule } from '@nestclaw/doctor';
+import { ObservabilityModule } from '@nestclaw/observability';
 import { SecurityModule } from '@nestclaw/security';
 import { ApprovalsController } from './approvals/approvals.controller';
 import { AuditController } from './audit/audit.controller';
@@ -22,6 +23,10 @@ import { SessionsController } from './sessions/sessions.controller';
 import { TokensController } from './tokens/tokens.controller';
 import { UsageController } from './usage/usage.controller';
 import { ChatWsGateway } from './ws/chat.ws-gateway';
+import { MetricsController } from './observability/metrics.controller';
+import { MetricsListener } from './observability/metrics.listener';
+import { TelemetryWiring } from './observability/telemetry.wiring';
+import { TraceInterceptor } from './observability/trace.interceptor';
 
 /** Composition root of the gateway process: transport lives here, everything else in libs/. */
 @Module({})
@@ -31,6 +36,7 @@ export class GatewayModule {
       module: GatewayModule,
       imports: [
         ConfigModule.forRoot(config),
+        ObservabilityModule,
         DbModule.forRoot({ migrate: true }),
         SecurityModule,
         AgentModule,
@@ -50,10 +56,14 @@ export class GatewayModule {
         AuditController,
         UsageController,
         ProvidersController,
+        MetricsController,
       ],
       providers: [
         { provide: APP_GUARD, useClass: BearerAuthGuard },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
+        { provide: APP_INTERCEPTOR, useClass: TraceInterceptor },
+        TelemetryWiring,
+        MetricsListener,
         ChatWsGateway,
         TokenRateLimit,
       ],

@@ -1,3 +1,4 @@
+import { recordInbound } from '@nestclaw/observability';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { KeyedQueue, isNestclawError } from '@nestclaw/common';
 import { AgentService } from '@nestclaw/agent';
@@ -142,8 +143,9 @@ export class ChannelDispatcher {
     if (access.kind === 'ignore') return;
     const routed = this.route(m);
     const id = await this.inbound.record(m, routed.sessionKey, access.kind === 'allow' ? 'received' : 'refused');
-    if (!id) return; // a redelivery: stored and handled the first time
+    if (!id) return recordInbound(m.channel, 'duplicate'); // a redelivery: stored and handled the first time
     if (access.kind !== 'allow') {
+      recordInbound(m.channel, 'refused');
       this.track(this.refuse(adapter, m, id, access));
       return;
     }

@@ -57,6 +57,17 @@ const agentSchema = z.object({
       access: z.enum(['rw', 'ro', 'none']).default('rw'),
     })
     .prefault({}),
+  /** Optional spend budget (USD, UTC day/month, from the llm_calls ledger): warns at `warn_at`, refuses new turns once spent if `enforce`. */
+  budget: z
+    .object({
+      daily_usd: z.number().positive().optional(),
+      monthly_usd: z.number().positive().optional(),
+      /** Fraction of a budget at which a warning is logged (once per period). */
+      warn_at: z.number().min(0).max(1).default(0.8),
+      /** Refuse new turns with `budget_exceeded` once a budget is spent (else only warn). */
+      enforce: z.boolean().default(true),
+    })
+    .optional(),
 });
 
 const searchBackendSchema = z.discriminatedUnion('kind', [
@@ -241,6 +252,46 @@ export const configSchema = z
       })
       .prefault({}),
     bindings: z.array(bindingSchema).default([]),
+    observability: z
+      .object({
+        metrics: z
+          .object({
+            /** Serve /metrics on the gateway port (token with the `metrics` scope, or the owner token). */
+            enabled: z.boolean().default(true),
+            /** Also serve /metrics on a separate listener (still token-protected), e.g. for a sidecar. */
+            listener: z.object({ host: z.string().min(1).default('127.0.0.1'), port: z.number().int().min(0).max(65535) }).optional(),
+          })
+          .prefault({}),
+        tracing: z
+          .object({
+            /** Record prompts and replies on spans (gen_ai.input/output.messages). Off: no message content leaves the process. */
+            capture_content: z.boolean().default(false),
+          })
+          .prefault({}),
+        logs: z
+          .object({
+            /** auto: pretty on a terminal, JSON otherwise. */
+            format: z.enum(['auto', 'json', 'pretty']).default('auto'),
+            /** Extra object paths to redact in structured log fields (pino redact syntax). */
+            redact: z.array(z.string()).default([]),
+          })
+          .prefault({}),
+      })
+      .prefault({}),
+    /** How long rows of tables that grow without bound are kept (days; 0 = keep forever). Swept hourly. */
+    retention: z
+      .object({
+        enabled: z.boolean().default(true),
+        conversation_log_days: z.number().int().min(0).default(365),
+        inbound_messages_days: z.number().int().min(0).default(30),
+        outbound_messages_days: z.number().int().min(0).default(30),
+        audit_log_days: z.number().int().min(0).default(365),
+        llm_calls_days: z.number().int().min(0).default(400),
+        security_events_days: z.number().int().min(0).default(180),
+        /** Rows deleted per statement, so a sweep never holds long locks. */
+        batch_size: z.number().int().min(100).max(100_000).default(5000),
+      })
+      .prefault({}),
     security: z
       .object({
         rate_limit: z

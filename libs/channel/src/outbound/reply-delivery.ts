@@ -1,3 +1,4 @@
+import { recordInbound } from '@nestclaw/observability';
 import type { ChannelAdapter, InboundMessage } from '../channel.port';
 import { escapeHtml, telegramHtmlToText, toDiscordMarkdown, toTelegramHtml } from './markdown';
 import { splitRendered } from './message-splitter';
@@ -111,4 +112,5 @@ export async function deliverReply(
     }
     await record({ channel: m.channel, chatId: m.chat.id, part: i, kind: 'reply', platformMessageId: pid, content: part.markdown });
   }
+  recordInbound(m.channel, 'answered');
 }

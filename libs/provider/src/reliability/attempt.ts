@@ -1,3 +1,4 @@
+import { recordModelAttempt } from '@nestclaw/observability';
 import { emptyUsage, Usage } from '../model-provider.port';
 import { costOf } from '../pricing';
 import type { LlmCallRecord } from '../llm-call.record';
@@ -20,6 +21,8 @@ export interface Target {
 export class Attempt {
   private settled = false;
   readonly started = performance.now();
+  /** performance.now() of the first streamed chunk (time to first chunk). */
+  private firstChunkAt?: number;
 
   constructor(
     readonly target: Target,
@@ -33,6 +36,12 @@ export class Attempt {
     return this.deadline.signal;
   }
 
+  /** A streamed chunk arrived: lifts the share cut (the stream has started) and notes the first one. */
+  firstOutput(): void {
+    this.firstChunkAt ??= performance.now();
+    this.deadline.firstOutput();
+  }
+
   settle(outcome: 'succeeded' | 'failed' | 'neutral'): void {
     if (this.settled) return;
     this.settled = true;
@@ -42,7 +51,7 @@ export class Attempt {
 
   record(status: LlmCallRecord['status'], usage: Usage = emptyUsage(), errorCode?: string): LlmCallRecord {
     const { model, index } = this.target;
-    return {
+    const call: LlmCallRecord = {
       modelName: model.name,
       provider: model.provider.kind,
       model: model.provider.model,
@@ -54,5 +63,7 @@ export class Attempt {
       status,
       ...(errorCode ? { errorCode } : {}),
     };
+    recordModelAttempt(call, { startedAt: this.started, firstChunkAt: this.firstChunkAt });
+    return call;
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestclaw/config';
+import { setToolExecutor } from '@nestclaw/observability';
 import { BubblewrapExecutor } from './bubblewrap.executor';
 import { CgroupLimits } from './cgroup.limits';
 import { DockerExecutor } from './docker.executor';
@@ -50,6 +51,7 @@ export class ExecutorSelector {
     this.lastKey = key;
     this.cached = this.compute(t.sandbox, t.require_sandbox);
     const { status } = await this.cached;
+    setToolExecutor(status.active);
     if (status.active) this.logger.log(`tools run in the ${status.active} executor`);
     else this.logger.warn(status.disabledReason ?? 'sandboxed tools disabled');
     return this.cached;

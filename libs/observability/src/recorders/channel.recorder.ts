@@ -1,0 +1,43 @@
+import { context, trace } from '@opentelemetry/api';
+import { ATTR, SPAN } from '../telemetry.names';
+import { telemetry } from '../telemetry.state';
+import { endWithError, tracer } from '../tracing/tracer';
+import { label } from './label';
+
+export type InboundOutcome = 'answered' | 'refused' | 'duplicate' | 'ignored' | 'error';
+
+/** One platform message handled, as a `channel.inbound` root span (its turn is a child). */
+export async function traceInbound<T>(channel: string, handle: () => Promise<T>): Promise<T> {
+  const span = tracer().startSpan(SPAN.channelInbound, { root: true, attributes: { [ATTR.channel]: channel } });
+  try {
+    const r = await context.with(trace.setSpan(context.active(), span), handle);
+    span.end();
+    return r;
+  } catch (e) {
+    recordInbound(channel, 'error');
+    endWithError(span, e, 'inbound_failed');
+    throw e;
+  }
+}
+
+/** One inbound message's outcome (`by` 0 starts the series without counting). */
+export function recordInbound(channel: string, outcome: InboundOutcome, by = 1): void {
+  telemetry.metrics?.inbound.labels(label(channel), outcome).inc(by);
+}
+
+/** One reply (or part) sent to a platform, or not. */
+export function recordDelivery(channel: string, ms: number, ok: boolean): void {
+  const m = telemetry.metrics;
+  if (!m) return;
+  m.deliveryDuration.labels(label(channel)).observe(ms / 1000);
+  if (!ok) m.deliveryFailures.labels(label(channel)).inc();
+}
+
+/** The platform answered 429 Too Many Requests. */
+export function recordPlatformRateLimited(channel: string, by = 1): void {
+  telemetry.metrics?.platformRateLimited.labels(label(channel)).inc(by);
+}
+
+export function setInboundPending(channel: string, n: number): void {
+  telemetry.metrics?.inboundPending.labels(label(channel)).set(n);
+}
