@@ -30,7 +30,9 @@ export async function startObservedGateway(config: Record<string, unknown>, env:
       price: { input: 1, output: 2 },
     },
   };
-  writeFileSync(join(home, 'config.yaml'), stringify({ models, ...config }));
+  // The same server under a second name: a primary to fail over from.
+  const flaky = { ...models.fake };
+  writeFileSync(join(home, 'config.yaml'), stringify({ models: { ...models, flaky }, ...config }));
   const gw = await spawnGateway({
     PATH: process.env.PATH,
     NESTCLAW_HOME: home,

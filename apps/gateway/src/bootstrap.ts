@@ -40,6 +40,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     captureContent: config.observability.tracing.capture_content,
     version: process.env.npm_package_version ?? '0.1.0',
   });
+  telemetry.preinitialize(Object.keys(config.agents), Object.keys(config.models));
 
   const adapter = new FastifyAdapter({ bodyLimit: config.server.body_limit, trustProxy: false });
   const app = await NestFactory.create<NestFastifyApplication>(

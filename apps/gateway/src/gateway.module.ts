@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { ScheduleModule } from '@nestjs/schedule';
 import { AgentModule } from '@nestclaw/agent';
 import { ChannelModule } from '@nestclaw/channel';
 import { ConfigModule, ConfigModuleOptions } from '@nestclaw/config';
@@ -27,6 +28,9 @@ import { MetricsController } from './observability/metrics.controller';
 import { MetricsListener } from './observability/metrics.listener';
 import { TelemetryWiring } from './observability/telemetry.wiring';
 import { TraceInterceptor } from './observability/trace.interceptor';
+import { RetentionRepository } from './operations/retention.repository';
+import { RetentionService } from './operations/retention.service';
+import { SpendService } from './operations/spend.service';
 
 /** Composition root of the gateway process: transport lives here, everything else in libs/. */
 @Module({})
@@ -37,6 +41,7 @@ export class GatewayModule {
       imports: [
         ConfigModule.forRoot(config),
         ObservabilityModule,
+        ScheduleModule.forRoot(),
         DbModule.forRoot({ migrate: true }),
         SecurityModule,
         AgentModule,
@@ -63,6 +68,9 @@ export class GatewayModule {
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
         { provide: APP_INTERCEPTOR, useClass: TraceInterceptor },
         TelemetryWiring,
+        SpendService,
+        RetentionService,
+        RetentionRepository,
         MetricsListener,
         ChatWsGateway,
         TokenRateLimit,

@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestj
 import { randomUUID } from 'node:crypto';
 import { KeyedQueue, NestclawError } from '@nestclaw/common';
 import { AgentConfig, ConfigService } from '@nestclaw/config';
-import { beginTurn, turnOpened } from '@nestclaw/observability';
+import { assertWithinBudget, beginTurn, turnOpened } from '@nestclaw/observability';
 import { ChatMessage, ChatResponse, LlmCallRecord, ProviderChainError, ReliableProvider, providerNotConfigured } from '@nestclaw/provider';
 import { Approval, ApprovalService, HookRegistry, ToolRegistry } from '@nestclaw/tool';
 import { AgentEvent, TurnUsage } from './agent.events';
@@ -108,6 +108,7 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
     const agentId = input.agentId ?? 'default';
     const agent = this.agentConfig(agentId);
     if (!this.provider.isConfigured({ primary: agent.model, fallback: agent.fallback })) throw providerNotConfigured();
+    assertWithinBudget(agentId);
     const sessionId = input.sessionId ?? newSessionId();
     const create = input.createSession || !input.sessionId;
     const telemetry = beginTurn({ agent: agentId, channel: input.channel, sessionId });

@@ -21,8 +21,8 @@ export {
 export { traceInbound, recordInbound, recordDelivery, recordPlatformRateLimited, setInboundPending } from './recorders/channel.recorder';
 export type { InboundOutcome } from './recorders/channel.recorder';
 export { observePool, observeMigrations, recordRetentionDeleted } from './recorders/runtime.recorder';
-export { setAgentSpend, recordBudgetRefusal } from './recorders/budget.recorder';
-export type { BudgetPeriod } from './recorders/budget.recorder';
+export { setAgentSpend, setAgentBudget, addAgentSpend, assertWithinBudget } from './recorders/budget.recorder';
+export type { BudgetPeriod, AgentBudget } from './recorders/budget.recorder';
 export { tracer, activeTraceId } from './tracing/tracer';
 export { startTracing, tracingEnabled } from './tracing/tracing.setup';
 export type { TracingHandle } from './tracing/tracing.setup';

@@ -24,6 +24,21 @@ class TelemetryState {
     if (settings.metrics && !this.metrics) this.metrics = new NestclawMetrics(settings.version, this.sources);
     if (!settings.metrics) this.metrics = undefined;
   }
+
+  /** Starts the per-agent and per-model series at zero, so rate() and dashboards see them before the first event. */
+  preinitialize(agents: string[], models: string[]): void {
+    const m = this.metrics;
+    if (!m) return;
+    for (const a of agents) {
+      m.turnsInFlight.labels(a).set(0);
+      m.budgetExhausted.labels(a).inc(0);
+      for (const p of ['day', 'month']) m.agentBudgetRefusals.labels(a, p).inc(0);
+    }
+    for (const model of models) {
+      m.modelRetries.labels(model).inc(0);
+      for (const r of ['circuit_open', 'rate_limit']) m.rateLimitSkips.labels(model, r).inc(0);
+    }
+  }
 }
 
 export const telemetry = new TelemetryState();

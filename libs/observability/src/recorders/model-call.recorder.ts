@@ -2,6 +2,7 @@ import { SpanStatusCode } from '@opentelemetry/api';
 import { ATTR, SPAN } from '../telemetry.names';
 import { telemetry } from '../telemetry.state';
 import { tracer } from '../tracing/tracer';
+import { addAgentSpend } from './budget.recorder';
 import { label } from './label';
 import { currentAgent } from './turn.recorder';
 
@@ -50,6 +51,7 @@ export function recordModelAttempt(call: ModelAttempt, timing: AttemptTiming): v
     if (cachedInputTokens) m.modelTokens.labels(agent, model, 'cached_input').inc(cachedInputTokens);
     if (call.costUsd > 0) m.modelCost.labels(agent, model).inc(call.costUsd);
   }
+  addAgentSpend(currentAgent(), call.costUsd);
   const span = tracer().startSpan(`${SPAN.modelAttempt} ${call.model}`, {
     startTime: epochMs(timing.startedAt),
     attributes: {
