@@ -1,4 +1,4 @@
-import { recordDelivery, recordInbound, recordPlatformRateLimited } from '@nestclaw/observability';
+import { recordDelivery, recordPlatformRateLimited, startChannelSeries } from '@nestclaw/observability';
 import type { ChannelAdapter } from './channel.port';
 
 /** A platform error that is an HTTP 429 (telegraf's TelegramError.code, discord.js's status). */
@@ -13,7 +13,7 @@ const isRateLimited = (e: unknown) => {
  * outcome series at zero so dashboards and rate() see them before the first message.
  */
 export function instrumentDelivery(adapter: ChannelAdapter): ChannelAdapter {
-  for (const outcome of ['answered', 'refused', 'duplicate', 'error'] as const) recordInbound(adapter.id, outcome, 0);
+  startChannelSeries(adapter.id);
   const timed =
     <A extends unknown[], R>(fn: (...a: A) => Promise<R>) =>
     async (...args: A): Promise<R> => {

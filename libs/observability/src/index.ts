@@ -18,7 +18,14 @@ export {
   recordApprovalDecided,
   setApprovalsPending,
 } from './recorders/tool.recorder';
-export { traceInbound, recordInbound, recordDelivery, recordPlatformRateLimited, setInboundPending } from './recorders/channel.recorder';
+export {
+  traceInbound,
+  startChannelSeries,
+  recordInbound,
+  recordDelivery,
+  recordPlatformRateLimited,
+  setInboundPending,
+} from './recorders/channel.recorder';
 export type { InboundOutcome } from './recorders/channel.recorder';
 export { observePool, observeMigrations, recordRetentionDeleted } from './recorders/runtime.recorder';
 export { setAgentSpend, setAgentBudget, addAgentSpend, assertWithinBudget } from './recorders/budget.recorder';

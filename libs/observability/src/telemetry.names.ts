@@ -65,7 +65,6 @@ export const RUNTIME_METRIC = {
   heapUsed: 'nodejs_heap_size_used_bytes',
   eventLoopLagP99: 'nodejs_eventloop_lag_p99_seconds',
   gc: 'nodejs_gc_duration_seconds',
-  activeHandles: 'nodejs_active_handles_total',
 } as const;
 
 /** Label names. Values are always from a bounded set: config names, code unions, tool names. */

@@ -39,8 +39,8 @@ describe('dashboards against a real Prometheus scraping the gateway', () => {
     await tg.start();
     o = await startObservedGateway({
       providers: { primary: 'flaky', fallback: ['fake'], retry: { max_attempts: 2, base_delay: 10, max_delay: 50 } },
-      agents: { default: { tools: ['current_time', 'shell'], budget: { daily_usd: 100, monthly_usd: 1000 } } },
-      tools: { sandbox: 'native', approval: { required: ['shell'] } },
+      agents: { default: { tools: ['current_time', 'shell', 'file_list'], budget: { daily_usd: 100, monthly_usd: 1000 } } },
+      tools: { sandbox: 'native', approval: { required: ['file_list'] } },
       channels: { telegram: { enabled: true, token: tg.token, api_root: tg.url, allow_from: ['42'], poll_timeout: 1 } },
     });
     dir = mkdtempSync(join(tmpdir(), 'nestclaw-prom-'));
@@ -76,7 +76,8 @@ scrape_configs:
     await o.api('/v1/chat', { message: 'after a failover' });
     o.llm.enqueue({ kind: 'error', status: 400 });
     await o.api('/v1/chat', { message: 'this one fails' });
-    const pending = o.api('/v1/chat', { message: 'run it [tool:shell {"command":"echo hi"}]' });
+    await o.api('/v1/chat', { message: 'refused by policy [tool:shell {"command":"cat /etc/shadow"}]' });
+    const pending = o.api('/v1/chat', { message: 'list [tool:file_list {"path":"."}]' });
     let id: string | undefined;
     for (let i = 0; i < 100 && !id; i++, await sleep(100)) {
       const { approvals } = (await (await o.api('/v1/approvals?status=pending')).json()) as { approvals: { id: string }[] };
@@ -86,7 +87,11 @@ scrape_configs:
     await pending;
     tg.dm({ id: 42, first_name: 'Ann' }, 'hi from telegram');
     for (let i = 0; i < 100 && tg.sentTo(42).length === 0; i++) await sleep(100);
-    await sleep(4000); // a few scrapes after the last event, so rate() has two samples
+    // rate() and increase() need two samples of a series: wait for two scrapes after the last event (Telegram's delivery).
+    for (let i = 0; i < 300; i++, await sleep(100)) {
+      const r = await query('min(count_over_time(nestclaw_channel_delivery_duration_seconds_count[1m]))');
+      if (Number((r.data?.result[0] as { value?: [number, string] } | undefined)?.value?.[1] ?? 0) >= 3) break;
+    }
   }, 180_000);
 
   afterAll(async () => {

@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
 import { ConfigService } from '@nestclaw/config';
 import { recordRetentionDeleted, setInboundPending } from '@nestclaw/observability';
@@ -11,7 +11,7 @@ const DAY_MS = 86_400_000;
  * batches so a big backlog never holds long locks. Also exports the pending-inbound gauge.
  */
 @Injectable()
-export class RetentionService {
+export class RetentionService implements OnModuleInit {
   private readonly logger = new Logger('Retention');
   private running = false;
 
@@ -19,6 +19,10 @@ export class RetentionService {
     private readonly config: ConfigService,
     private readonly repo: RetentionRepository,
   ) {}
+
+  onModuleInit(): void {
+    for (const table of Object.keys(RETENTION_TABLES)) recordRetentionDeleted(table, 0);
+  }
 
   @Interval('retention', 3_600_000)
   async sweep(now = Date.now()): Promise<Record<string, number>> {

@@ -253,6 +253,9 @@ export class NestclawMetrics {
     readonly sources: GaugeSources = {},
   ) {
     collectDefaultMetrics({ register: this.registry });
+    // prom-client names these gauges *_total, which Prometheus reserves for counters (promtool warns).
+    for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'])
+      this.registry.removeSingleMetric(name);
     this.buildInfo.labels(version, process.version).set(1);
     this.approvalsPending.set(0);
   }

@@ -38,6 +38,17 @@ export function recordPlatformRateLimited(channel: string, by = 1): void {
   telemetry.metrics?.platformRateLimited.labels(label(channel)).inc(by);
 }
 
+/** Starts a channel's series at zero (dashboards and rate() see them before the first event). */
+export function startChannelSeries(channel: string): void {
+  const m = telemetry.metrics;
+  if (!m) return;
+  const c = label(channel);
+  for (const outcome of ['answered', 'refused', 'duplicate', 'error'] as const) m.inbound.labels(c, outcome).inc(0);
+  m.deliveryFailures.labels(c).inc(0);
+  m.platformRateLimited.labels(c).inc(0);
+  m.inboundPending.labels(c).set(0);
+}
+
 export function setInboundPending(channel: string, n: number): void {
   telemetry.metrics?.inboundPending.labels(label(channel)).set(n);
 }

@@ -14,5 +14,5 @@ export function observeMigrations(source: () => number): void {
 telemetry.sources.activeSessions = () => countActiveSessions();
 
 export function recordRetentionDeleted(table: string, rows: number): void {
-  if (rows > 0) telemetry.metrics?.retentionDeleted.labels(label(table)).inc(rows);
+  telemetry.metrics?.retentionDeleted.labels(label(table)).inc(Math.max(0, rows));
 }
