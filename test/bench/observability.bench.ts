@@ -21,7 +21,7 @@ import { ChildProcess, fork, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, createServer, request as httpRequest } from 'node:http';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
 
@@ -177,20 +177,28 @@ async function main(): Promise<void> {
   };
   const base = { models: { fake: model }, agents: { default: { tools: [] } } };
   const off = await startGateway({ ...base, observability: { metrics: { enabled: false } } });
+  const metricsOnly = await startGateway(base);
   const on = await startGateway(base, { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_SERVICE_NAME: 'nestclaw-bench' });
 
   // Prometheus at 1 s instead of the usual 15 s: a pessimistic scrape load during the "on" rounds.
-  const scraper = setInterval(() => void http(on, '/metrics').catch(() => undefined), 1000);
+  const scraper = setInterval(() => {
+    void http(on, '/metrics').catch(() => undefined);
+    void http(metricsOnly, '/metrics').catch(() => undefined);
+  }, 1000);
   cleanups.unshift(() => clearInterval(scraper));
 
   process.stdout.write(`warm-up…\n`);
   await load(off, 200);
+  await load(metricsOnly, 200);
   await load(on, 200);
-  const rates = { off: [] as number[], on: [] as number[] };
+  const rates = { off: [] as number[], metrics: [] as number[], on: [] as number[] };
   for (let r = 0; r < ROUNDS; r++) {
     rates.off.push(await load(off, ROUND_TURNS));
+    rates.metrics.push(await load(metricsOnly, ROUND_TURNS));
     rates.on.push(await load(on, ROUND_TURNS));
-    process.stdout.write(`round ${r + 1}/${ROUNDS}: off ${rates.off[r].toFixed(0)} turns/s, on ${rates.on[r].toFixed(0)} turns/s\n`);
+    process.stdout.write(
+      `round ${r + 1}/${ROUNDS}: off ${rates.off[r].toFixed(0)}, metrics ${rates.metrics[r].toFixed(0)}, metrics+tracing ${rates.on[r].toFixed(0)} turns/s\n`,
+    );
   }
   const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
   const ratio = sum(rates.on) / sum(rates.off);
@@ -223,8 +231,12 @@ async function main(): Promise<void> {
     'nestclaw observability benchmark',
     `throughput, ${CONCURRENCY} concurrent clients, ${ROUNDS}×${ROUND_TURNS} turns each way, alternating:`,
     `  off (no metrics, no tracing):              ${(sum(rates.off) / ROUNDS).toFixed(1)} turns/s`,
+    `  metrics only (scraped 1/s):                ${(sum(rates.metrics) / ROUNDS).toFixed(1)} turns/s (ratio ${(sum(rates.metrics) / sum(rates.off)).toFixed(3)})`,
     `  on  (metrics scraped 1/s + OTLP export):   ${(sum(rates.on) / ROUNDS).toFixed(1)} turns/s`,
     `  ratio on/off: ${ratio.toFixed(3)} (goal ≥ 0.95)   spans exported: ${otlp.stats.requests} OTLP requests, ${(otlp.stats.bytes / 1e6).toFixed(1)} MB`,
+    `  load average during the run: ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')} on ${cpus().length} cores`,
     `/metrics with 20 models × 10 agents (${seriesOf(wideText, false)} series, ${(wideText.length / 1024).toFixed(0)} KiB):`,
     `  median ${quantile(scrapes, 0.5).toFixed(2)} ms, p95 ${quantile(scrapes, 0.95).toFixed(2)} ms (goal ≤ 10 ms)`,
     `series during ${SESSIONS} turns in ${SESSIONS} new sessions (${(SESSIONS / sessionsSec).toFixed(0)} turns/s):`,

@@ -1,10 +1,11 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { LABEL as L, METRIC as M } from '../telemetry.names';
 
-const SECONDS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120];
+/** Few buckets on purpose: every bucket is a series per label set, and the scrape of 20 models × 10 agents must stay small. */
+const SECONDS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 const SHORT_SECONDS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30];
-/** OpenTelemetry's recommended buckets for gen_ai.client.token.usage. */
-const TOKENS = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576];
+/** OpenTelemetry's recommended buckets for gen_ai.client.token.usage, every other one. */
+const TOKENS = [4, 64, 1024, 16384, 262144, 4194304];
 
 /** Gauges whose values are read at scrape time from whoever owns the state (breakers, the pg pool, …). */
 export interface GaugeSources {

@@ -30,7 +30,7 @@ export function startTracing(env: NodeJS.ProcessEnv = process.env, version = '0.
     }),
     spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())],
     // Only statements inside a turn or request: pool housekeeping would be noise.
-    instrumentations: [new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false })],
+    instrumentations: [new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false, ignoreConnectSpans: true })],
   });
   sdk.start();
   return { shutdown: () => sdk.shutdown() };
