@@ -111,7 +111,7 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
     assertWithinBudget(agentId);
     const sessionId = input.sessionId ?? newSessionId();
     const create = input.createSession || !input.sessionId;
-    const telemetry = beginTurn({ agent: agentId, channel: input.channel, sessionId });
+    const telemetry = beginTurn({ agent: agentId, channel: input.channel, sessionId, input: input.message });
     return this.queue.run(sessionId, () =>
       telemetry.run(() => this.runTurn({ ...input, sessionId, agentId, createSession: create }, agent, options)),
     );

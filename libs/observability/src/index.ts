@@ -31,6 +31,7 @@ export { observePool, observeMigrations, recordRetentionDeleted } from './record
 export { setAgentSpend, setAgentBudget, addAgentSpend, assertWithinBudget } from './recorders/budget.recorder';
 export type { BudgetPeriod, AgentBudget } from './recorders/budget.recorder';
 export { tracer, activeTraceId } from './tracing/tracer';
+export { traceRoot } from './recorders/transport.recorder';
 export { startTracing, tracingEnabled } from './tracing/tracing.setup';
 export type { TracingHandle } from './tracing/tracing.setup';
 export { PinoNestLogger } from './logging/pino.logger';

@@ -1,3 +1,4 @@
+import { activeTraceId, SPAN, traceRoot } from '@nestclaw/observability';
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { STATUS_CODES } from 'node:http';
 import type { IncomingMessage, Server } from 'node:http';
@@ -100,7 +101,7 @@ export class ChatWsGateway implements BeforeApplicationShutdown {
       const controller = new AbortController();
       running.set(frame.id, controller);
       const id = frame.id;
-      void (async () => {
+      void traceRoot(`${SPAN.wsMessage} chat`, { 'nestclaw.channel': 'ws' }, async () => {
         try {
           await this.agent.run(
             {
@@ -117,7 +118,7 @@ export class ChatWsGateway implements BeforeApplicationShutdown {
               onEvent: (e) => {
                 switch (e.type) {
                   case 'started':
-                    return send({ type: 'started', id, sessionId: e.sessionId });
+                    return send({ type: 'started', id, sessionId: e.sessionId, ...(activeTraceId() ? { traceId: activeTraceId() } : {}) });
                   case 'token':
                     return send({ type: 'token', id, text: e.text });
                   case 'tool_call':
@@ -139,7 +140,7 @@ export class ChatWsGateway implements BeforeApplicationShutdown {
         } finally {
           running.delete(id);
         }
-      })();
+      });
     });
   }
 

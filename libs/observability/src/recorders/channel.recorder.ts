@@ -1,21 +1,16 @@
-import { context, trace } from '@opentelemetry/api';
 import { ATTR, SPAN } from '../telemetry.names';
 import { telemetry } from '../telemetry.state';
-import { endWithError, tracer } from '../tracing/tracer';
 import { label } from './label';
+import { traceRoot } from './transport.recorder';
 
 export type InboundOutcome = 'answered' | 'refused' | 'duplicate' | 'ignored' | 'error';
 
 /** One platform message handled, as a `channel.inbound` root span (its turn is a child). */
 export async function traceInbound<T>(channel: string, handle: () => Promise<T>): Promise<T> {
-  const span = tracer().startSpan(SPAN.channelInbound, { root: true, attributes: { [ATTR.channel]: channel } });
   try {
-    const r = await context.with(trace.setSpan(context.active(), span), handle);
-    span.end();
-    return r;
+    return await traceRoot(SPAN.channelInbound, { [ATTR.channel]: channel }, handle);
   } catch (e) {
     recordInbound(channel, 'error');
-    endWithError(span, e, 'inbound_failed');
     throw e;
   }
 }

@@ -1,3 +1,5 @@
+import { trace } from '@opentelemetry/api';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NestclawError } from '@nestclaw/common';
 import { telemetry } from '../telemetry.state';
 import { assertWithinBudget, setAgentBudget, setAgentSpend } from './budget.recorder';
@@ -85,5 +87,25 @@ describe('telemetry recorders', () => {
     expect(() => assertWithinBudget('b')).toThrow(expect.objectContaining({ code: 'budget_exceeded' }));
     setAgentBudget('b', { dailyUsd: 1, enforce: false });
     expect(() => assertWithinBudget('b')).not.toThrow();
+  });
+});
+
+describe('message content on the turn span', () => {
+  const exporter = new InMemorySpanExporter();
+  trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }));
+
+  it('is left out by default', async () => {
+    await beginTurn({ agent: 'c', channel: 'http', sessionId: 's', input: 'secret words' }).run(async () => ({ reply: 'secret reply' }));
+    expect(JSON.stringify(exporter.getFinishedSpans().map((s) => s.attributes))).not.toContain('secret');
+  });
+
+  it('is recorded as GenAI messages when capture_content is on', async () => {
+    exporter.reset();
+    telemetry.configure({ metrics: true, captureContent: true, version: 'test' });
+    await beginTurn({ agent: 'c', channel: 'http', sessionId: 's', input: '你好' }).run(async () => ({ reply: 'hi' }));
+    const attrs = exporter.getFinishedSpans()[0].attributes;
+    expect(JSON.parse(attrs['gen_ai.input.messages'] as string)).toEqual([{ role: 'user', parts: [{ type: 'text', content: '你好' }] }]);
+    expect(attrs['gen_ai.output.messages']).toContain('hi');
+    telemetry.configure({ metrics: true, captureContent: false, version: 'test' });
   });
 });

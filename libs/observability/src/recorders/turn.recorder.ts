@@ -19,7 +19,12 @@ export interface TurnInfo {
   /** http, sse, ws, openai, cli, telegram, discord… */
   channel: string;
   sessionId: string;
+  /** The user's message: put on the span only when `observability.tracing.capture_content` is on. */
+  input?: string;
 }
+
+/** GenAI message shape for gen_ai.input/output.messages. */
+const messages = (role: string, text: string) => JSON.stringify([{ role, parts: [{ type: 'text', content: text }] }]);
 
 /** How a turn ended, from what it returned or threw. */
 function outcomeOf(result: unknown, error: unknown): { outcome: string; code?: string } {
@@ -60,6 +65,7 @@ export class TurnRecording {
       },
       this.parent,
     );
+    if (telemetry.captureContent && this.info.input !== undefined) span.setAttribute(ATTR.inputMessages, messages('user', this.info.input));
     const ctx = trace.setSpan(this.parent, span);
     let result: T | undefined;
     let error: unknown;
@@ -75,6 +81,8 @@ export class TurnRecording {
       m?.turns.labels(agent, channel, outcome).inc();
       m?.turnDuration.labels(agent, channel).observe((performance.now() - started) / 1000);
       if (code && outcome === 'error') m?.turnErrors.labels(agent, label(code)).inc();
+      const reply = (result as { reply?: unknown } | undefined)?.reply;
+      if (telemetry.captureContent && typeof reply === 'string') span.setAttribute(ATTR.outputMessages, messages('assistant', reply));
       if (outcome === 'error') endWithError(span, error, code ?? 'internal');
       else span.setAttribute('nestclaw.turn.outcome', outcome).end();
     }

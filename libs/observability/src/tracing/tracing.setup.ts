@@ -3,6 +3,7 @@ import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { samplerFromEnv, SqlNoiseSampler } from './sql-noise.sampler';
 
 export interface TracingHandle {
   shutdown(): Promise<void>;
@@ -28,6 +29,7 @@ export function startTracing(env: NodeJS.ProcessEnv = process.env, version = '0.
       'service.name': env.OTEL_SERVICE_NAME ?? 'nestclaw',
       'service.version': version,
     }),
+    sampler: new SqlNoiseSampler(samplerFromEnv(env)),
     spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())],
     // Only statements inside a turn or request: pool housekeeping would be noise.
     instrumentations: [new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false, ignoreConnectSpans: true })],
