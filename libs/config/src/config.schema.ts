@@ -323,14 +323,14 @@ export type AgentConfig = NestclawConfig['agents'][string];
 export type ToolsConfig = NestclawConfig['tools'];
 
 /** Sections re-read on file change and pushed to Reconfigurable components. */
-export const HOT_SECTIONS = ['models', 'providers', 'agents', 'prompts', 'log'] as const;
+export const HOT_SECTIONS = ['models', 'providers', 'agents', 'prompts', 'log', 'retention'] as const;
 export type HotSection = (typeof HOT_SECTIONS)[number];
 /**
  * Sections that only take effect after a restart. `channels`, `session`, `bindings`, `security` and
  * `tools` hold allowlists and limits: changing them at runtime must not bypass confirmation, so a restart
  * (by the owner) applies them.
  */
-export const STATIC_SECTIONS = ['server', 'database', 'channels', 'session', 'bindings', 'security', 'tools'] as const;
+export const STATIC_SECTIONS = ['server', 'database', 'channels', 'session', 'bindings', 'security', 'tools', 'observability'] as const;
 /** Static sections whose security-sensitive keys (allowlists, approvers, rate limits) also apply after the owner confirms a code. */
 export const CONFIRMABLE_SECTIONS: readonly string[] = ['channels', 'security'];
 

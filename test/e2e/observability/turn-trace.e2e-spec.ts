@@ -80,6 +80,7 @@ describe('a turn with a tool call, traced over OTLP/HTTP', () => {
     const sql = spans.filter((s) => s.name.startsWith('pg.query'));
     expect(sql.length).toBeGreaterThan(0);
     for (const s of sql) expect(ids.has(s.parentSpanId!)).toBe(true);
+    expect(sql.filter((s) => /^pg\.query:(BEGIN|COMMIT)/.test(s.name))).toEqual([]);
   });
 
   it('records no message content by default', () => {
