@@ -17,10 +17,14 @@ interface Panel {
   targets?: { expr: string }[];
 }
 
-export function dashboards(): {
-  file: string;
-  json: { uid: string; title: string; panels: Panel[]; templating: { list: { name: string }[] } };
-}[] {
+export interface Dashboard {
+  uid: string;
+  title: string;
+  panels: Panel[];
+  templating: { list: { name: string; definition?: string }[] };
+}
+
+export function dashboards(): { file: string; json: Dashboard }[] {
   const dir = join(deployDir(), 'grafana', 'dashboards');
   return readdirSync(dir)
     .filter((f) => f.endsWith('.json'))
@@ -40,13 +44,13 @@ export function alertExprs(): { alert: string; expr: string }[] {
   return doc.groups.flatMap((g) => g.rules.map((r) => ({ alert: r.alert, expr: r.expr })));
 }
 
-/** Grafana's variables as a test sets them: every agent/model/channel, a 1m rate window. */
+/** Grafana's variables as a test sets them: every agent/model/channel/job, a 1m rate window. */
 export function concrete(expr: string): string {
   return expr
     .replace(/\$__rate_interval/g, '1m')
     .replace(/\$__interval/g, '15s')
     .replace(/\$__range/g, '1h')
-    .replace(/\$(agent|model|channel)\b/g, '.*');
+    .replace(/\$(agent|model|channel|job)\b/g, '.*');
 }
 
 /** Metric names a PromQL expression reads (ours, GenAI's, Node's and Prometheus's `up`). */

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { parse } from 'yaml';
 import { join } from 'node:path';
 import { METRIC, NestclawMetrics, RUNTIME_METRIC } from '@nestclaw/observability';
 import { alertExprs, dashboards, deployDir, metricNames, panelQueries } from '../../support/deploy-queries';
@@ -21,6 +22,9 @@ describe('dashboards and alert rules', () => {
     const used = [
       ...panelQueries().map((q) => ({ where: `${q.dashboard} / ${q.panel}`, expr: q.expr })),
       ...alertExprs().map((a) => ({ where: `alert ${a.alert}`, expr: a.expr })),
+      ...dashboards().flatMap(({ json }) =>
+        json.templating.list.filter((v) => v.definition).map((v) => ({ where: `${json.title} / $${v.name}`, expr: v.definition! })),
+      ),
     ];
     const missing = used.flatMap(({ where, expr }) =>
       metricNames(expr)
@@ -43,6 +47,34 @@ describe('dashboards and alert rules', () => {
       expect(json.templating.list.map((v) => v.name)).toContain('datasource');
       for (const p of json.panels.filter((x) => x.type !== 'row')) expect(p.targets?.length).toBeGreaterThan(0);
     }
+  });
+
+  it('defines every template variable a panel uses', () => {
+    const undefinedVars = dashboards().flatMap(({ json }) => {
+      const defined = new Set(json.templating.list.map((v) => v.name));
+      return json.panels.flatMap((p) =>
+        (p.targets ?? []).flatMap((t) =>
+          [...t.expr.matchAll(/\$(\w+)/g)]
+            .map((m) => m[1])
+            .filter((v) => !v.startsWith('__') && !defined.has(v))
+            .map((v) => `${json.title} / ${p.title}: $${v}`),
+        ),
+      );
+    });
+    expect(undefinedVars).toEqual([]);
+  });
+
+  it('mounts into docker compose only files that exist, and provisions every dashboard', () => {
+    const compose = parse(readFileSync(join(deployDir(), '..', 'docker-compose.yml'), 'utf8')) as {
+      services: Record<string, { volumes?: string[] }>;
+    };
+    for (const name of ['prometheus', 'grafana']) {
+      for (const v of compose.services[name].volumes ?? []) {
+        const src = v.split(':')[0];
+        if (src.startsWith('./') && !src.endsWith('metrics-token')) expect(existsSync(join(deployDir(), '..', src))).toBe(true);
+      }
+    }
+    expect(compose.services.grafana.volumes).toContain('./deploy/grafana/dashboards:/var/lib/grafana/dashboards/nestclaw:ro');
   });
 
   it('passes promtool check rules', () => {
