@@ -9,7 +9,8 @@
  *   - "wide": 20 models and 10 agents configured and used, for the scrape-time figure.
  * Figures:
  *   - throughput on/off: rounds of turns from 10 concurrent clients, alternating off and on so both
- *     see the same machine; ratio of the totals (goal ≥ 0.95);
+ *     see the same machine; ratio of the totals (goal ≥ 0.95); and the gateway's CPU time per turn
+ *     (/proc utime+stime), which a busy shared machine disturbs far less than wall-clock rates;
  *   - /metrics scrape time on "wide" after every agent×model pair has been used: median and p95 of
  *     100 scrapes, client-side (goal ≤ 10 ms);
  *   - series: the number of series in a scrape before and after 10,000 turns, each in a new session
@@ -31,8 +32,8 @@ const TOKEN = 'bench-token-0123456789abcdef';
 const QUICK = process.argv.includes('--quick');
 const ADMIN_URL = process.env.NESTCLAW_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const CONCURRENCY = 10;
-const ROUNDS = QUICK ? 2 : 4;
-const ROUND_TURNS = QUICK ? 200 : 500;
+const ROUNDS = QUICK ? 3 : 8;
+const ROUND_TURNS = QUICK ? 150 : 250;
 const SESSIONS = QUICK ? 2000 : 10_000;
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -198,16 +199,23 @@ async function main(): Promise<void> {
   await load(metricsOnly, 200);
   await load(on, 200);
   const rates = { off: [] as number[], metrics: [] as number[], on: [] as number[] };
+  const cpu = { off: 0, metrics: 0, on: 0 };
+  const measured = async (mode: keyof typeof cpu, url: URL & { pid: number }) => {
+    const before = cpuMs(url.pid);
+    rates[mode].push(await load(url, ROUND_TURNS));
+    cpu[mode] += cpuMs(url.pid) - before;
+  };
   for (let r = 0; r < ROUNDS; r++) {
-    rates.off.push(await load(off, ROUND_TURNS));
-    rates.metrics.push(await load(metricsOnly, ROUND_TURNS));
-    rates.on.push(await load(on, ROUND_TURNS));
+    await measured('off', off);
+    await measured('metrics', metricsOnly);
+    await measured('on', on);
     process.stdout.write(
       `round ${r + 1}/${ROUNDS}: off ${rates.off[r].toFixed(0)}, metrics ${rates.metrics[r].toFixed(0)}, metrics+tracing ${rates.on[r].toFixed(0)} turns/s\n`,
     );
   }
   const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
   const ratio = sum(rates.on) / sum(rates.off);
+  const perTurn = (mode: keyof typeof cpu) => cpu[mode] / (ROUNDS * ROUND_TURNS);
 
   // Series while many different sessions chat.
   const before = (await http(on, '/metrics')).text;
@@ -242,6 +250,8 @@ async function main(): Promise<void> {
     `  metrics only (scraped 1/s):                ${(sum(rates.metrics) / ROUNDS).toFixed(1)} turns/s (ratio ${(sum(rates.metrics) / sum(rates.off)).toFixed(3)})`,
     `  on  (metrics scraped 1/s + OTLP export):   ${(sum(rates.on) / ROUNDS).toFixed(1)} turns/s`,
     `  ratio on/off: ${ratio.toFixed(3)} (goal ≥ 0.95)   spans exported: ${otlp.stats.requests} OTLP requests, ${(otlp.stats.bytes / 1e6).toFixed(1)} MB`,
+    `  gateway CPU per turn: off ${perTurn('off').toFixed(2)} ms, metrics ${perTurn('metrics').toFixed(2)} ms, metrics+tracing ${perTurn('on').toFixed(2)} ms` +
+      ` → CPU-bound throughput ratio on/off ${(perTurn('off') / perTurn('on')).toFixed(3)}, metrics-only ${(perTurn('off') / perTurn('metrics')).toFixed(3)}`,
     `  load average during the run: ${loadavg()
       .map((l) => l.toFixed(1))
       .join(' ')} on ${cpus().length} cores`,
