@@ -66,7 +66,10 @@ scrape_configs:
       ],
       { stdio: 'ignore' },
     );
+    let spawnError: Error | undefined;
+    prom.on('error', (e) => (spawnError = e));
     for (let i = 0; i < 100 && (await fetch(`${promUrl}/-/ready`).catch(() => undefined))?.status !== 200; i++) await sleep(100);
+    if (spawnError) throw new Error(`prometheus did not start (${spawnError.message}): apt-get install prometheus (CI does)`);
 
     // A turn of every kind: plain, streamed, with a tool, through a fallback, failing, with an approval, from Telegram.
     await o.api('/v1/chat', { message: 'hello' });
