@@ -186,6 +186,11 @@ async function main(): Promise<void> {
   const off = await startGateway({ ...base, observability: { metrics: { enabled: false } } });
   const metricsOnly = await startGateway(base);
   const on = await startGateway(base, { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_SERVICE_NAME: 'nestclaw-bench' });
+  const noSql = await startGateway(base, {
+    OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+    OTEL_SERVICE_NAME: 'nestclaw-bench',
+    OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'pg',
+  });
 
   // Prometheus at 1 s instead of the usual 15 s: a pessimistic scrape load during the "on" rounds.
   const scraper = setInterval(() => {
@@ -198,8 +203,9 @@ async function main(): Promise<void> {
   await load(off, 200);
   await load(metricsOnly, 200);
   await load(on, 200);
-  const rates = { off: [] as number[], metrics: [] as number[], on: [] as number[] };
-  const cpu = { off: 0, metrics: 0, on: 0 };
+  await load(noSql, 200);
+  const rates = { off: [] as number[], metrics: [] as number[], on: [] as number[], noSql: [] as number[] };
+  const cpu = { off: 0, metrics: 0, on: 0, noSql: 0 };
   const measured = async (mode: keyof typeof cpu, url: URL & { pid: number }) => {
     const before = cpuMs(url.pid);
     rates[mode].push(await load(url, ROUND_TURNS));
@@ -209,6 +215,7 @@ async function main(): Promise<void> {
     await measured('off', off);
     await measured('metrics', metricsOnly);
     await measured('on', on);
+    await measured('noSql', noSql);
     process.stdout.write(
       `round ${r + 1}/${ROUNDS}: off ${rates.off[r].toFixed(0)}, metrics ${rates.metrics[r].toFixed(0)}, metrics+tracing ${rates.on[r].toFixed(0)} turns/s\n`,
     );
@@ -252,6 +259,8 @@ async function main(): Promise<void> {
     `  ratio on/off: ${ratio.toFixed(3)} (goal ≥ 0.95)   spans exported: ${otlp.stats.requests} OTLP requests, ${(otlp.stats.bytes / 1e6).toFixed(1)} MB`,
     `  gateway CPU per turn: off ${perTurn('off').toFixed(2)} ms, metrics ${perTurn('metrics').toFixed(2)} ms, metrics+tracing ${perTurn('on').toFixed(2)} ms` +
       ` → CPU-bound throughput ratio on/off ${(perTurn('off') / perTurn('on')).toFixed(3)}, metrics-only ${(perTurn('off') / perTurn('metrics')).toFixed(3)}`,
+    `  tracing without SQL spans (OTEL_NODE_DISABLED_INSTRUMENTATIONS=pg): ${(sum(rates.noSql) / ROUNDS).toFixed(1)} turns/s, CPU ${perTurn('noSql').toFixed(2)} ms per turn` +
+      ` → ratio ${(sum(rates.noSql) / sum(rates.off)).toFixed(3)} wall, ${(perTurn('off') / perTurn('noSql')).toFixed(3)} CPU`,
     `  load average during the run: ${loadavg()
       .map((l) => l.toFixed(1))
       .join(' ')} on ${cpus().length} cores`,

@@ -24,6 +24,11 @@ export function tracingEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
  */
 export function startTracing(env: NodeJS.ProcessEnv = process.env, version = '0.0.0'): TracingHandle | undefined {
   if (!tracingEnabled(env)) return undefined;
+  // The SDK's standard switch for instrumentations: `OTEL_NODE_DISABLED_INSTRUMENTATIONS=pg` keeps SQL out of traces.
+  const disabled = (env.OTEL_NODE_DISABLED_INSTRUMENTATIONS ?? '').split(',').map((s) => s.trim());
+  const instrumentations = disabled.includes('pg')
+    ? []
+    : [new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false, ignoreConnectSpans: true })];
   const sdk = new NodeSDK({
     resource: resourceFromAttributes({
       'service.name': env.OTEL_SERVICE_NAME ?? 'nestclaw',
@@ -32,7 +37,7 @@ export function startTracing(env: NodeJS.ProcessEnv = process.env, version = '0.
     sampler: new SqlNoiseSampler(samplerFromEnv(env)),
     spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())],
     // Only statements inside a turn or request: pool housekeeping would be noise.
-    instrumentations: [new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false, ignoreConnectSpans: true })],
+    instrumentations,
   });
   sdk.start();
   return { shutdown: () => sdk.shutdown() };
