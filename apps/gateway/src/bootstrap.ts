@@ -3,12 +3,13 @@ import { LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Server } from 'node:http';
-import { loadConfig, defaultConfigPath, ConfigService, logLevelsFor, NestclawConfig, writeGatewayInfo } from '@nestclaw/config';
+import { loadConfig, defaultConfigPath, ConfigService, logLevelsFor, writeGatewayInfo } from '@nestclaw/config';
+import { telemetry } from '@nestclaw/observability';
 import { GatewayModule } from './gateway.module';
 import { fastifyErrorOptions } from './errors/fastify-errors';
+import { configSecrets, gatewayLogger } from './observability/gateway-logger';
 import { GatewayWsAdapter } from './ws/gateway-ws.adapter';
 import { WsUpgradeAuth } from './ws/ws-upgrade.auth';
-import { RedactingLogger } from './logging/redacting.logger';
 
 export interface GatewayOptions {
   /** `--config`; default `$NESTCLAW_HOME/config.yaml`. */
@@ -35,19 +36,24 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   // Validate once up front so a bad file fails with one readable message, before Nest starts.
   const { config } = loadConfig(configPath, env);
   const logLevels = options.logLevels ?? logLevelsFor(config.log.level);
+  // Before Nest builds any provider, so breaker and pool gauges can register from constructors.
+  telemetry.configure({
+    metrics: config.observability.metrics.enabled,
+    captureContent: config.observability.tracing.capture_content,
+    version: process.env.npm_package_version ?? '0.1.0',
+  });
+  telemetry.preinitialize(Object.keys(config.agents), Object.keys(config.models));
 
   const adapter = new FastifyAdapter({ bodyLimit: config.server.body_limit, trustProxy: false, ...fastifyErrorOptions() });
-  // Until Nest has built ConfigService, the configuration just loaded is the running one.
-  let running = (): NestclawConfig => config;
-  const logger = new RedactingLogger(() => running());
-  logger.setLogLevels(logLevels);
+  const logger = gatewayLogger(config, env, logLevels);
   const app = await NestFactory.create<NestFastifyApplication>(
     GatewayModule.forRoot({ path: configPath, env, watch: options.watchConfig, loaded: config }),
     adapter,
     { logger, bufferLogs: false },
   );
   const configService = app.get(ConfigService);
-  running = () => configService.get();
+  // A reload may bring new keys or tokens: scrub those too.
+  configService.register({ reconfigure: (next) => logger.scrubber.setSecrets(configSecrets(next, env)) });
   app.enableShutdownHooks();
   const upgrades = app.get(WsUpgradeAuth);
   app.useWebSocketAdapter(

@@ -1,11 +1,13 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { ScheduleModule } from '@nestjs/schedule';
 import { AgentModule } from '@nestclaw/agent';
 import { ChannelModule } from '@nestclaw/channel';
 import { ConfigModule, ConfigModuleOptions } from '@nestclaw/config';
 import { DbModule } from '@nestclaw/db';
 import { DoctorModule } from '@nestclaw/doctor';
 import { ProviderModule } from '@nestclaw/provider';
+import { ObservabilityModule } from '@nestclaw/observability';
 import { SecurityModule } from '@nestclaw/security';
 import { ApprovalService, ToolModule } from '@nestclaw/tool';
 import { ApprovalsController } from './approvals/approvals.controller';
@@ -28,6 +30,13 @@ import { UsageController } from './usage/usage.controller';
 import { ChatWsGateway } from './ws/chat.ws-gateway';
 import { WsUpgradeAuth } from './ws/ws-upgrade.auth';
 import { CronController } from './cron/cron.controller';
+import { MetricsController } from './observability/metrics.controller';
+import { MetricsListener } from './observability/metrics.listener';
+import { TelemetryWiring } from './observability/telemetry.wiring';
+import { TraceInterceptor } from './observability/trace.interceptor';
+import { RetentionRepository } from './operations/retention.repository';
+import { RetentionService } from './operations/retention.service';
+import { SpendService } from './operations/spend.service';
 
 /** Composition root of the gateway process: transport lives here, everything else in libs/. */
 @Module({})
@@ -37,6 +46,8 @@ export class GatewayModule {
       module: GatewayModule,
       imports: [
         ConfigModule.forRoot(config),
+        ObservabilityModule,
+        ScheduleModule.forRoot(),
         DbModule.forRoot({ migrate: true }),
         ConfigModule,
         DbModule,
@@ -62,11 +73,18 @@ export class GatewayModule {
         UsageController,
         ProvidersController,
         CronController,
+        MetricsController,
       ],
       providers: [
         { provide: APP_GUARD, useClass: BearerAuthGuard },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
         { provide: APP_PIPE, useClass: InputHygienePipe },
+        { provide: APP_INTERCEPTOR, useClass: TraceInterceptor },
+        TelemetryWiring,
+        SpendService,
+        RetentionService,
+        RetentionRepository,
+        MetricsListener,
         ChatWsGateway,
         WsUpgradeAuth,
         TokenRateLimit,

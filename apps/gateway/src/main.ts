@@ -1,3 +1,4 @@
+import './tracing';
 import { Logger } from '@nestjs/common';
 import { parseArgs } from 'node:util';
 import { isNestclawError } from '@nestclaw/common';

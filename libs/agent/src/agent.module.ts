@@ -2,7 +2,6 @@ import { Module, OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { ConfigModule, ConfigService } from '@nestclaw/config';
 import { DbModule } from '@nestclaw/db';
-import { ScheduleModule } from '@nestjs/schedule';
 import { ProviderModule } from '@nestclaw/provider';
 import { HookRegistry, ToolModule, ToolRegistry } from '@nestclaw/tool';
 import { AgentService } from './agent.service';
@@ -25,7 +24,7 @@ import { ScheduledJobRepository } from './scheduler/scheduled-job.repository';
 import { SchedulerClock } from './scheduler/scheduler.clock';
 
 @Module({
-  imports: [ConfigModule, DbModule, ProviderModule, ToolModule, ScheduleModule.forRoot()],
+  imports: [ConfigModule, DbModule, ProviderModule, ToolModule],
   providers: [
     AgentService,
     SessionRepository,

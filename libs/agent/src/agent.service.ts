@@ -2,6 +2,7 @@ import { Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestj
 import { randomUUID } from 'node:crypto';
 import { KeyedQueue, NestclawError } from '@nestclaw/common';
 import { AgentConfig, ConfigService } from '@nestclaw/config';
+import { assertWithinBudget, beginTurn, turnOpened } from '@nestclaw/observability';
 import { ChatMessage, ChatResponse, LlmCallRecord, ProviderChainError, ReliableProvider, providerNotConfigured } from '@nestclaw/provider';
 import { Approval, ApprovalService, HookRegistry } from '@nestclaw/tool';
 import { AgentEvent, TurnUsage } from './agent.events';
@@ -132,9 +133,13 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
     const agentId = input.agentId ?? 'default';
     const agent = this.agentConfig(agentId);
     if (!this.provider.isConfigured({ primary: agent.model, fallback: agent.fallback })) throw providerNotConfigured();
+    assertWithinBudget(agentId);
     const sessionId = input.sessionId ?? newSessionId();
     const create = input.createSession || !input.sessionId;
-    return this.queue.run(sessionId, () => this.runTurn({ ...input, sessionId, agentId, createSession: create }, agent, options));
+    const telemetry = beginTurn({ agent: agentId, channel: input.channel, sessionId, input: input.message });
+    return this.queue.run(sessionId, () =>
+      telemetry.run(() => this.runTurn({ ...input, sessionId, agentId, createSession: create }, agent, options)),
+    );
   }
 
   /** Fires SessionEnd for a session whose conversation is over (channels and the CLI call this). */
@@ -157,6 +162,7 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
     if (submitted.block) throw new NestclawError('forbidden', `The message was blocked: ${submitted.block}`);
     const message = submitted.prompt;
     const turnId = randomUUID();
+    turnOpened(turnId);
     const opened = await this.sessions.openTurn({
       sessionId,
       turnId,

@@ -1,5 +1,7 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { ConfigService } from '@nestclaw/config';
+import { traceInbound } from '@nestclaw/observability';
+import { instrumentDelivery } from './channel.telemetry';
 import type { ChannelAdapter } from './channel.port';
 import { InboundPipeline } from './inbound-pipeline.service';
 import { InboundRepository } from './inbound/inbound.repository';
@@ -31,7 +33,7 @@ export class ChannelRegistry implements OnApplicationBootstrap, BeforeApplicatio
 
   /** Adds an adapter built elsewhere (tests, future plugins); call before bootstrap. */
   register(adapter: ChannelAdapter): void {
-    this.adapters.set(adapter.id, adapter);
+    this.adapters.set(adapter.id, instrumentDelivery(adapter));
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -49,7 +51,10 @@ export class ChannelRegistry implements OnApplicationBootstrap, BeforeApplicatio
     await this.pipeline.recover(this.list());
     for (const adapter of this.adapters.values()) {
       try {
-        await adapter.start((m) => this.pipeline.accept(adapter, m), await this.inbound.lastSeen(adapter.id));
+        await adapter.start(
+          (m) => traceInbound(adapter.id, () => this.pipeline.accept(adapter, m)),
+          await this.inbound.lastSeen(adapter.id),
+        );
       } catch (e) {
         // One platform being unreachable must not keep the gateway (or the other channels) down.
         this.logger.error(`${adapter.id} did not start: ${(e as Error).message}`);

@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { recordInbound } from '@nestclaw/observability';
 import { KeyedQueue } from '@nestclaw/common';
 import { Access, AccessPolicy } from './access/access-policy';
 import type { ChannelAdapter, InboundMessage } from './channel.port';
@@ -42,8 +43,11 @@ export class InboundPipeline {
     if (access.kind === 'ignore') return;
     const routed = this.router.route(m);
     const id = await this.inbound.record(m, routed.sessionKey, access.kind === 'allow' ? 'received' : 'refused');
-    if (!id) return; // a redelivery: stored and handled the first time
-    if (access.kind !== 'allow') return this.track(this.refuse(adapter, m, access));
+    if (!id) return recordInbound(m.channel, 'duplicate'); // a redelivery: stored and handled the first time
+    if (access.kind !== 'allow') {
+      recordInbound(m.channel, 'refused');
+      return this.track(this.refuse(adapter, m, access));
+    }
     const command = parseCommand(m.text, this.router.commandPrefix());
     // /stop must not wait behind the run it stops.
     if (command && isImmediate(command)) return this.track(this.answer(adapter, id, m, routed, false));
@@ -110,6 +114,7 @@ export class InboundPipeline {
       this.logger.warn(`could not deliver the reply to ${m.channel} chat ${m.chat.id}: ${(e as Error).message}`);
       status = 'failed';
     }
+    if (status === 'answered') recordInbound(m.channel, 'answered');
     await this.inbound.finish(id, status);
   }
 }

@@ -19,6 +19,7 @@ export type ErrorCode =
   | 'provider_auth_failed'
   | 'context_length_exceeded'
   | 'timeout_budget_exhausted'
+  | 'budget_exceeded'
   | 'stream_interrupted'
   | 'database_unavailable'
   | 'config_invalid'

@@ -129,6 +129,17 @@ const agentSchema = z.strictObject({
       access: z.enum(['rw', 'ro', 'none']).default('rw'),
     })
     .prefault({}),
+  /** Optional spend budget (USD, UTC day/month, from the llm_calls ledger): warns at `warn_at`, refuses new turns once spent if `enforce`. */
+  budget: z
+    .object({
+      daily_usd: z.number().positive().optional(),
+      monthly_usd: z.number().positive().optional(),
+      /** Fraction of a budget at which a warning is logged (once per period). */
+      warn_at: z.number().min(0).max(1).default(0.8),
+      /** Refuse new turns with `budget_exceeded` once a budget is spent (else only warn). */
+      enforce: z.boolean().default(true),
+    })
+    .optional(),
 });
 
 const searchBackendSchema = z.discriminatedUnion('kind', [
@@ -393,9 +404,49 @@ export const configSchema = z
       })
       .prefault({}),
     bindings: z.array(bindingSchema).default([]),
+    observability: z
+      .strictObject({
+        metrics: z
+          .strictObject({
+            /** Serve /metrics on the gateway port (token with the `metrics` scope, or the owner token). */
+            enabled: z.boolean().default(true),
+            /** Also serve /metrics on a separate listener (still token-protected), e.g. for a sidecar. */
+            listener: z.strictObject({ host: z.string().min(1).default('127.0.0.1'), port: z.number().int().min(0).max(65535) }).optional(),
+          })
+          .prefault({}),
+        tracing: z
+          .strictObject({
+            /** Record prompts and replies on spans (gen_ai.input/output.messages). Off: no message content leaves the process. */
+            capture_content: z.boolean().default(false),
+          })
+          .prefault({}),
+        logs: z
+          .strictObject({
+            /** auto: pretty on a terminal, JSON otherwise. */
+            format: z.enum(['auto', 'json', 'pretty']).default('auto'),
+            /** Extra object paths to redact in structured log fields (pino redact syntax). */
+            redact: z.array(z.string()).default([]),
+          })
+          .prefault({}),
+      })
+      .prefault({}),
+    /** How long rows of tables that grow without bound are kept (days; 0 = keep forever). Swept hourly. */
+    retention: z
+      .strictObject({
+        enabled: z.boolean().default(true),
+        conversation_log_days: z.number().int().min(0).default(365),
+        inbound_messages_days: z.number().int().min(0).default(30),
+        outbound_messages_days: z.number().int().min(0).default(30),
+        audit_log_days: z.number().int().min(0).default(365),
+        llm_calls_days: z.number().int().min(0).default(400),
+        security_events_days: z.number().int().min(0).default(180),
+        /** Rows deleted per statement, so a sweep never holds long locks. */
+        batch_size: z.number().int().min(100).max(100_000).default(5000),
+      })
+      .prefault({}),
     /** Scheduled jobs (issue 13): claimed from Postgres so each due time runs once across processes. */
     scheduler: z
-      .object({
+      .strictObject({
         enabled: z.boolean().default(true),
         /** How often due jobs are looked for. */
         tick: duration.default(1_000),
@@ -436,14 +487,24 @@ export type AgentConfig = NestclawConfig['agents'][string];
 export type ToolsConfig = NestclawConfig['tools'];
 
 /** Sections re-read on file change and pushed to Reconfigurable components. */
-export const HOT_SECTIONS = ['models', 'providers', 'agents', 'prompts', 'log'] as const;
+export const HOT_SECTIONS = ['models', 'providers', 'agents', 'prompts', 'log', 'retention'] as const;
 export type HotSection = (typeof HOT_SECTIONS)[number];
 /**
  * Sections that only take effect after a restart. `channels`, `session`, `bindings`, `security` and
  * `tools` hold allowlists and limits: changing them at runtime must not bypass confirmation, so a restart
  * (by the owner) applies them.
  */
-export const STATIC_SECTIONS = ['server', 'database', 'channels', 'session', 'bindings', 'security', 'tools', 'scheduler'] as const;
+export const STATIC_SECTIONS = [
+  'server',
+  'database',
+  'channels',
+  'session',
+  'bindings',
+  'security',
+  'tools',
+  'scheduler',
+  'observability',
+] as const;
 /** Static sections whose security-sensitive keys (allowlists, approvers, rate limits) also apply after the owner confirms a code. */
 export const CONFIRMABLE_SECTIONS: readonly string[] = ['channels', 'security'];
 

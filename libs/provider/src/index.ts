@@ -23,5 +23,5 @@ export { IdempotencyStore, PgIdempotencyStore } from './reliability/idempotency.
 export type { StoredAnswer } from './reliability/idempotency.store';
 export { ProviderStatusService } from './status/provider-status.service';
 export type { ModelStatus, ProvidersReport } from './status/provider-status.service';
-export { UsageRepository } from './usage/usage.repository';
+export { UsageRepository, USAGE_GROUPS } from './usage/usage.repository';
 export type { UsageGroupBy, UsageReport, UsageTotals, UsageGroup } from './usage/usage.repository';

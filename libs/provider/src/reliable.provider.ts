@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { NestclawError } from '@nestclaw/common';
+import { recordModelAttempt } from '@nestclaw/observability';
 import { ConfigService } from '@nestclaw/config';
 import type { CallLedger, LlmCallRecord } from './llm-call.record';
 import { Attempt } from './reliability/attempt';
@@ -162,6 +163,7 @@ export class ReliableProvider {
       latencyMs: Math.round(performance.now() - started),
       status: 'cached',
     };
+    recordModelAttempt(call, { startedAt: started });
     return { response: hit.response, calls: [call] };
   }
 
@@ -174,7 +176,7 @@ export class ReliableProvider {
           let visible = '';
           try {
             for await (const event of target.model.provider.chatStream({ ...request, signal: attempt.signal, callId: attempt.ledgerId })) {
-              attempt.deadline.firstOutput();
+              attempt.firstOutput();
               if (event.type === 'done') {
                 // SDKs end an aborted stream quietly: a cut-short reply must not pass as complete.
                 if (attempt.signal.aborted) throw new ProviderAttemptError('cancelled', undefined, 'request aborted');

@@ -1,5 +1,6 @@
 /** What a token may do. The owner token (NESTCLAW_TOKEN or $NESTCLAW_HOME/token) holds all of them. */
-export const SCOPES = ['admin', 'chat', 'approve'] as const;
+/** `metrics`: read /metrics only (a Prometheus scrape token). */
+export const SCOPES = ['admin', 'chat', 'approve', 'metrics'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 /** Who made a request, as established by the gateway's auth guard. */

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { AgentConfig } from '@nestclaw/config';
 import { ConfigService } from '@nestclaw/config';
+import { recordToolRefusal, startToolRun } from '@nestclaw/observability';
 import { approvalRequired } from './approval/approval-rules';
 import { ApprovalService } from './approval/approval.service';
 import { AuditRepository } from './audit/audit.repository';
@@ -113,6 +114,7 @@ export class ToolInvoker {
   /** Runs an allowed call. */
   async run(call: PreparedCall, ctx: ToolContext, agent: AgentConfig, signal: AbortSignal): Promise<ToolResult> {
     const started = Date.now();
+    const telemetry = startToolRun(call.tool.name);
     let result: ToolResult;
     try {
       const selection = await this.selector.select();
@@ -127,6 +129,7 @@ export class ToolInvoker {
     let output = configRedact(t.hooks, call.tool.name, result.output);
     output = await this.hooks.postToolUse({ ctx, tool: call.tool.name, input: call.input, output, isError: result.isError });
     result = { output: capOutput(output), isError: result.isError };
+    telemetry.end(result);
     await this.audit.record({
       actor: `agent:${ctx.agentId}`,
       action: 'tool.execute',
@@ -140,6 +143,7 @@ export class ToolInvoker {
   }
 
   private async refused(name: string, input: unknown, ctx: ToolContext, reason: string): Promise<Preparation> {
+    recordToolRefusal(name);
     await this.audit.record({
       actor: `agent:${ctx.agentId}`,
       action: 'tool.execute',

@@ -20,6 +20,7 @@ export function statusFor(code: ErrorCode): number {
       return 413;
     case 'rate_limited':
     case 'pairing_locked':
+    case 'budget_exceeded':
       return 429;
     case 'cancelled':
       return 499;

@@ -21,6 +21,31 @@ export class HealthController {
     await reply.status(db.ok ? 200 : 503).send(body);
   }
 
+  /** Liveness: the process answers (the event loop runs). Never touches the database, so a database outage does not restart pods. */
+  @Public()
+  @Get('health/live')
+  live() {
+    return { status: 'ok', uptimeSec: Math.round(process.uptime()) };
+  }
+
+  /**
+   * Readiness: 200 only when the database answers and every migration this version ships is
+   * applied. While this process migrates at start-up it does not listen yet; while another
+   * instance still holds the migration lock, this one reports 503.
+   */
+  @Public()
+  @Get('health/ready')
+  async ready(@Res() reply: FastifyReply): Promise<void> {
+    const db = await this.db.ping();
+    const pending = db.ok ? await this.db.pendingMigrations().catch(() => ['unknown']) : [];
+    const ok = db.ok && pending.length === 0;
+    await reply.status(ok ? 200 : 503).send({
+      status: ok ? 'ready' : 'not_ready',
+      database: db.ok ? 'up' : 'down',
+      pendingMigrations: pending.length,
+    });
+  }
+
   /** Every check `nestclaw doctor` runs, with what to do about failures. */
   @RequireScope('admin')
   @Get('doctor')

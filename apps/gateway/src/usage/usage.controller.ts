@@ -9,7 +9,7 @@ import { RequireScope } from '../auth/require-scope.decorator';
 export class UsageController {
   constructor(private readonly usage: UsageRepository) {}
 
-  /** Tokens and cost from the call ledger: `?from=&to=&groupBy=day|month|model|session`. */
+  /** Tokens and cost from the call ledger: `?from=&to=&groupBy=day|month|model|session|agent|agent_day|agent_month|model_day|model_month`. */
   @Get()
   report(@Query(new ZodPipe(usageQuerySchema)) input: UsageQueryInput): Promise<UsageReport> {
     const q = usageWindow(input);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { NestclawError } from '@nestclaw/common';
-import type { UsageGroupBy } from '@nestclaw/provider';
+import { USAGE_GROUPS, UsageGroupBy } from '@nestclaw/provider';
 
 const DAY_MS = 86_400_000;
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
@@ -14,7 +14,7 @@ export const usageQuerySchema = z
   .object({
     from: instant.optional(),
     to: instant.optional(),
-    groupBy: z.enum(['day', 'month', 'model', 'session']).default('day'),
+    groupBy: z.enum(USAGE_GROUPS).default('day'),
   })
   .strict();
 

@@ -4,6 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import { Observable, of } from 'rxjs';
 import type { WebSocket } from 'ws';
 import { NestclawError } from '@nestclaw/common';
+import { activeTraceId, SPAN, traceRoot } from '@nestclaw/observability';
 import { AgentEvent, AgentService } from '@nestclaw/agent';
 import type { Principal } from '@nestclaw/security';
 import { sessionScopeOf } from '../auth/principal-scope';
@@ -76,16 +77,19 @@ export class ChatWsGateway implements OnGatewayConnection {
       // Never let the Observable error: that would end the adapter's subscription for the whole socket.
       Promise.resolve()
         .then(() =>
-          this.agent.run(
-            {
-              message: frame.message,
-              sessionId: frame.sessionId,
-              agentId: frame.agentId,
-              channel: 'ws',
-              endpointId: conn.endpointId,
-              principalId: sessionScopeOf(conn.principal),
-            },
-            { signal: controller.signal, stream: true, onEvent: (e) => out.next(toFrame(id, e)) },
+          // One trace per chat frame, like an HTTP request; its id goes out in the `started` frame.
+          traceRoot(`${SPAN.wsMessage} chat`, { 'nestclaw.channel': 'ws' }, () =>
+            this.agent.run(
+              {
+                message: frame.message,
+                sessionId: frame.sessionId,
+                agentId: frame.agentId,
+                channel: 'ws',
+                endpointId: conn.endpointId,
+                principalId: sessionScopeOf(conn.principal),
+              },
+              { signal: controller.signal, stream: true, onEvent: (e) => out.next(toFrame(id, e)) },
+            ),
           ),
         )
         .catch((e: unknown) => {
@@ -113,7 +117,7 @@ export class ChatWsGateway implements OnGatewayConnection {
 function toFrame(id: string, e: AgentEvent): ServerFrame {
   switch (e.type) {
     case 'started':
-      return { type: 'started', id, sessionId: e.sessionId };
+      return { type: 'started', id, sessionId: e.sessionId, ...(activeTraceId() ? { traceId: activeTraceId() } : {}) };
     case 'token':
       return { type: 'token', id, text: e.text };
     case 'tool_call':

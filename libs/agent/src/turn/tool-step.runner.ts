@@ -1,3 +1,4 @@
+import { traceApprovalWait } from '@nestclaw/observability';
 import { Injectable } from '@nestjs/common';
 import { NestclawError } from '@nestclaw/common';
 import type { AgentConfig } from '@nestclaw/config';
@@ -95,7 +96,7 @@ export class ToolStepRunner {
           emit({ type: 'approval_required', approvalId: approval.id, tool: call.name, input: prep.call.input });
           let decided: Approval;
           try {
-            decided = await wait;
+            decided = await traceApprovalWait(call.name, wait);
           } catch {
             throw new TurnDetachedError();
           }

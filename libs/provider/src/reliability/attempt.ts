@@ -1,3 +1,4 @@
+import { recordModelAttempt } from '@nestclaw/observability';
 import { emptyUsage, Usage } from '../model-provider.port';
 import { costOf } from '../pricing';
 import type { AttemptStart, LlmCallRecord } from '../llm-call.record';
@@ -22,6 +23,8 @@ export class Attempt {
   readonly started = performance.now();
   /** The ledger row written before the request left (see CallLedger). */
   ledgerId?: string;
+  /** performance.now() of the first streamed chunk (time to first chunk). */
+  private firstChunkAt?: number;
 
   constructor(
     readonly target: Target,
@@ -35,6 +38,12 @@ export class Attempt {
     return this.deadline.signal;
   }
 
+  /** A streamed chunk arrived: lifts the share cut (the stream has started) and notes the first one. */
+  firstOutput(): void {
+    this.firstChunkAt ??= performance.now();
+    this.deadline.firstOutput();
+  }
+
   settle(outcome: 'succeeded' | 'failed' | 'neutral'): void {
     if (this.settled) return;
     this.settled = true;
@@ -44,7 +53,7 @@ export class Attempt {
 
   record(status: LlmCallRecord['status'], usage: Usage = emptyUsage(), errorCode?: string): LlmCallRecord {
     const { model, index } = this.target;
-    return {
+    const call: LlmCallRecord = {
       modelName: model.name,
       provider: model.provider.kind,
       model: model.provider.model,
@@ -57,6 +66,8 @@ export class Attempt {
       ...(errorCode ? { errorCode } : {}),
       ...(this.ledgerId ? { ledgerId: this.ledgerId } : {}),
     };
+    recordModelAttempt(call, { startedAt: this.started, firstChunkAt: this.firstChunkAt });
+    return call;
   }
 
   describe(): AttemptStart {

@@ -1,4 +1,5 @@
 import { countChatTokens, countTokens, NestclawError } from '@nestclaw/common';
+import { recordModelRun } from '@nestclaw/observability';
 import { ChatRequest, ChatResponse, Usage } from '../model-provider.port';
 import { costOf } from '../pricing';
 import { ProviderAttemptError } from '../provider.errors';
@@ -233,6 +234,7 @@ export class ChainRun {
   dispose(): void {
     // An attempt abandoned by the consumer (a stream nobody reads) must not hold a half-open probe.
     this.current?.settle('neutral');
+    recordModelRun({ calls: this.calls, skipped: this.skipped, budgetExhausted: this.budget.expired });
     this.budget.dispose();
   }
 }

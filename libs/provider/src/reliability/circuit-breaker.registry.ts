@@ -2,6 +2,7 @@ import { Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { EventEmitter } from 'node:events';
 import { isDeepStrictEqual } from 'node:util';
 import { ConfigService, HotSection, ModelConfig, NestclawConfig, Reconfigurable } from '@nestclaw/config';
+import { observeBreakerStates } from '@nestclaw/observability';
 import { Clock } from './clock';
 import { BreakerSettings, ERROR_RATE_BUCKETS, ERROR_RATE_WINDOW_MS, ModelBreaker } from './model-breaker';
 
@@ -24,6 +25,7 @@ export class CircuitBreakerRegistry implements Reconfigurable, OnModuleInit, OnM
   ) {
     this.lastRotation = clock.now();
     this.models = config.get().models;
+    observeBreakerStates(() => [...this.breakers].map(([model, b]) => ({ model, state: b.state })));
   }
 
   private settings = (): BreakerSettings => {

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { asDatabaseError, DatabaseService } from '@nestclaw/db';
 
-export type UsageGroupBy = 'day' | 'month' | 'model' | 'session';
+export const USAGE_GROUPS = ['day', 'month', 'model', 'session', 'agent', 'agent_day', 'agent_month', 'model_day', 'model_month'] as const;
+export type UsageGroupBy = (typeof USAGE_GROUPS)[number];
 
 export interface UsageTotals {
   /** Every recorded attempt, failed and cached ones included. */
@@ -33,11 +34,21 @@ export interface UsageReport {
 }
 
 /** Group keys are computed in UTC so a day means the same thing on every server. */
+const DAY = `to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')`;
+const MONTH = `to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM')`;
+const MODEL = `c.provider || '/' || c.model`;
+/** The session's agent; calls outside a session (none today) group as "(none)". */
+const AGENT = `coalesce(s.agent_id, '(none)')`;
 const KEY_SQL: Record<UsageGroupBy, string> = {
-  day: `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')`,
-  month: `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM')`,
-  model: `provider || '/' || model`,
-  session: `coalesce(session_id, '(none)')`,
+  day: DAY,
+  month: MONTH,
+  model: MODEL,
+  session: `coalesce(c.session_id, '(none)')`,
+  agent: AGENT,
+  agent_day: `${AGENT} || ' ' || ${DAY}`,
+  agent_month: `${AGENT} || ' ' || ${MONTH}`,
+  model_day: `${MODEL} || ' ' || ${DAY}`,
+  model_month: `${MODEL} || ' ' || ${MONTH}`,
 };
 
 interface Row {
@@ -91,17 +102,18 @@ export class UsageRepository {
     const sql = `
       SELECT ${KEY_SQL[groupBy]} AS key,
              count(*) AS calls,
-             count(*) FILTER (WHERE cost_usd > 0 OR input_tokens > 0 OR output_tokens > 0) AS billed,
-             count(*) FILTER (WHERE status = 'error') AS failed,
-             count(*) FILTER (WHERE status = 'cached') AS cached,
-             count(*) FILTER (WHERE status = 'interrupted') AS interrupted,
-             count(*) FILTER (WHERE status = 'started') AS in_flight,
-             coalesce(sum(input_tokens), 0) AS input,
-             coalesce(sum(output_tokens), 0) AS output,
-             coalesce(sum(cached_input_tokens), 0) AS cached_input,
-             coalesce(sum(cost_usd), 0)::text AS cost
-        FROM llm_calls
-       WHERE created_at >= $1 AND created_at < $2
+             count(*) FILTER (WHERE c.cost_usd > 0 OR c.input_tokens > 0 OR c.output_tokens > 0) AS billed,
+             count(*) FILTER (WHERE c.status = 'error') AS failed,
+             count(*) FILTER (WHERE c.status = 'cached') AS cached,
+             count(*) FILTER (WHERE c.status = 'interrupted') AS interrupted,
+             count(*) FILTER (WHERE c.status = 'started') AS in_flight,
+             coalesce(sum(c.input_tokens), 0) AS input,
+             coalesce(sum(c.output_tokens), 0) AS output,
+             coalesce(sum(c.cached_input_tokens), 0) AS cached_input,
+             coalesce(sum(c.cost_usd), 0)::text AS cost
+        FROM llm_calls c
+        LEFT JOIN sessions s ON s.id = c.session_id
+       WHERE c.created_at >= $1 AND c.created_at < $2
        GROUP BY ROLLUP (${KEY_SQL[groupBy]})
        ORDER BY 1 NULLS LAST`;
     try {
@@ -111,6 +123,26 @@ export class UsageRepository {
       const total = last?.key === null ? last : undefined;
       const groups = rows.filter((r) => r !== total).map((r) => ({ key: r.key as string, ...toTotals(r) }));
       return { from: from.toISOString(), to: to.toISOString(), groupBy, totals: toTotals(total ?? EMPTY), groups };
+    } catch (e) {
+      throw asDatabaseError(e);
+    }
+  }
+
+  /** Spend per agent since the start of the UTC day and of the UTC month (what budgets compare against). */
+  async spendByAgent(now = new Date()): Promise<Map<string, { day: number; month: number }>> {
+    const day = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+    const month = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+    try {
+      const { rows } = await this.db.pool.query<{ agent: string; day: string; month: string }>(
+        `SELECT s.agent_id AS agent,
+                coalesce(sum(c.cost_usd) FILTER (WHERE c.created_at >= $1), 0)::text AS day,
+                coalesce(sum(c.cost_usd), 0)::text AS month
+           FROM llm_calls c JOIN sessions s ON s.id = c.session_id
+          WHERE c.created_at >= $2
+          GROUP BY s.agent_id`,
+        [day, month],
+      );
+      return new Map(rows.map((r) => [r.agent, { day: Number(r.day), month: Number(r.month) }]));
     } catch (e) {
       throw asDatabaseError(e);
     }

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestclaw/config';
+import { setToolExecutor } from '@nestclaw/observability';
 import { BubblewrapExecutor } from './bubblewrap.executor';
 import { CgroupLimits } from './cgroup.limits';
 import { DockerExecutor } from './docker.executor';
@@ -75,6 +76,7 @@ export class ExecutorSelector {
     const selection = await pending;
     if (this.cached === pending) this.settled = selection;
     const { status } = selection;
+    setToolExecutor(status.active);
     if (status.active === 'native') this.logger.warn('tools run commands in the NATIVE executor: on the host, without a sandbox');
     else if (status.active) this.logger.log(`tools run in the ${status.active} executor`);
     else this.logger.warn(status.disabledReason ?? 'sandboxed tools disabled');

@@ -1,0 +1,28 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { DatabaseService } from '@nestclaw/db';
+import { observeMigrations, observePool, recordApprovalDecided, recordApprovalRequested } from '@nestclaw/observability';
+import { ApprovalService } from '@nestclaw/tool';
+
+/**
+ * Connects state owned elsewhere to the metrics, from the composition root so those libs stay
+ * unaware: the pg pool and migrations (read at scrape time) and the approval events.
+ */
+@Injectable()
+export class TelemetryWiring implements OnModuleInit {
+  constructor(
+    private readonly db: DatabaseService,
+    private readonly approvals: ApprovalService,
+  ) {}
+
+  onModuleInit(): void {
+    const pool = this.db.pool;
+    observePool(() => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }));
+    const migrations = this.db.migrations;
+    if (migrations) observeMigrations(() => migrations.alreadyApplied + migrations.applied.length);
+    this.approvals.events.on('requested', () => recordApprovalRequested());
+    this.approvals.events.on('decided', ({ approval }) => {
+      const waitMs = approval.decidedAt ? Date.parse(approval.decidedAt) - Date.parse(approval.requestedAt) : undefined;
+      recordApprovalDecided(approval.tool, approval.status, waitMs);
+    });
+  }
+}

@@ -1,0 +1,40 @@
+export * from './telemetry.names';
+export { telemetry } from './telemetry.state';
+export type { TelemetrySettings } from './telemetry.state';
+export { NestclawMetrics } from './metrics/nestclaw-metrics';
+export { MetricsService } from './metrics/metrics.service';
+export type { MetricsScrape } from './metrics/metrics.service';
+export { ObservabilityModule } from './observability.module';
+export { beginTurn, turnOpened, currentAgent, TurnRecording } from './recorders/turn.recorder';
+export type { TurnInfo } from './recorders/turn.recorder';
+export { recordModelAttempt, recordModelRun, observeBreakerStates } from './recorders/model-call.recorder';
+export type { ModelAttempt, AttemptTiming, ModelRun } from './recorders/model-call.recorder';
+export {
+  startToolRun,
+  recordToolRefusal,
+  setToolExecutor,
+  traceApprovalWait,
+  recordApprovalRequested,
+  recordApprovalDecided,
+  setApprovalsPending,
+} from './recorders/tool.recorder';
+export {
+  traceInbound,
+  startChannelSeries,
+  recordInbound,
+  recordDelivery,
+  recordPlatformRateLimited,
+  setInboundPending,
+} from './recorders/channel.recorder';
+export type { InboundOutcome } from './recorders/channel.recorder';
+export { observePool, observeMigrations, recordRetentionDeleted } from './recorders/runtime.recorder';
+export { setAgentSpend, setAgentBudget, addAgentSpend, assertWithinBudget } from './recorders/budget.recorder';
+export type { BudgetPeriod, AgentBudget } from './recorders/budget.recorder';
+export { tracer, activeTraceId } from './tracing/tracer';
+export { traceRoot } from './recorders/transport.recorder';
+export { startTracing, tracingEnabled } from './tracing/tracing.setup';
+export type { TracingHandle } from './tracing/tracing.setup';
+export { PinoNestLogger } from './logging/pino.logger';
+export type { PinoLoggerOptions } from './logging/pino.logger';
+export { withLogContext, currentLogContext, addToLogContext } from './logging/log-context';
+export type { LogContext } from './logging/log-context';

@@ -1,0 +1,26 @@
+import { ROOT_CONTEXT, SpanKind } from '@opentelemetry/api';
+import { SamplingDecision } from '@opentelemetry/sdk-trace-base';
+import { samplerFromEnv, SqlNoiseSampler } from './sql-noise.sampler';
+
+const decide = (name: string, env: NodeJS.ProcessEnv = {}) =>
+  new SqlNoiseSampler(samplerFromEnv(env)).shouldSample(ROOT_CONTEXT, '0af7651916cd43dd8448eb211c80319c', name, SpanKind.CLIENT, {}, [])
+    .decision;
+
+describe('SqlNoiseSampler', () => {
+  it('drops transaction-control statements', () => {
+    for (const name of ['pg.query:BEGIN db', 'pg.query:COMMIT db', 'pg.query:ROLLBACK'])
+      expect(decide(name)).toBe(SamplingDecision.NOT_RECORD);
+  });
+
+  it('keeps every other statement and span by default', () => {
+    expect(decide('pg.query:INSERT db')).toBe(SamplingDecision.RECORD_AND_SAMPLED);
+    expect(decide('invoke_agent default')).toBe(SamplingDecision.RECORD_AND_SAMPLED);
+  });
+
+  it('honours OTEL_TRACES_SAMPLER', () => {
+    expect(decide('invoke_agent default', { OTEL_TRACES_SAMPLER: 'always_off' })).toBe(SamplingDecision.NOT_RECORD);
+    expect(decide('invoke_agent default', { OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' })).toBe(
+      SamplingDecision.NOT_RECORD,
+    );
+  });
+});

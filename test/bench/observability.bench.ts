@@ -1,0 +1,285 @@
+/**
+ * `npm run bench` (observability part): what metrics and tracing cost, measured in one run.
+ *
+ * Processes: this one (load generator, a counting OTLP/HTTP receiver, report), the fake OpenAI
+ * server (fake-llm.process.ts) and gateways started from the webpack bundle as users run them, each
+ * on its own fresh PostgreSQL database (dropped at the end):
+ *   - "off": observability.metrics.enabled false, no OTEL endpoint;
+ *   - "on":  metrics on and scraped every second, traces exported over OTLP/HTTP to the receiver;
+ *   - "wide": 20 models and 10 agents configured and used, for the scrape-time figure.
+ * Figures:
+ *   - throughput on/off: rounds of turns from 10 concurrent clients, alternating off and on so both
+ *     see the same machine; ratio of the totals (goal ≥ 0.95); and the gateway's CPU time per turn
+ *     (/proc utime+stime), which a busy shared machine disturbs far less than wall-clock rates;
+ *   - /metrics scrape time on "wide" after every agent×model pair has been used: median and p95 of
+ *     100 scrapes, client-side (goal ≤ 10 ms);
+ *   - series: the number of series in a scrape before and after 10,000 turns, each in a new session
+ *     (goal: nestclaw/gen_ai series unchanged).
+ * Options (after `npm run bench --`): --quick (smaller counts); the other bench's options are ignored.
+ * Env: NESTCLAW_BENCH_PG_URL (admin URL, default postgres://postgres@127.0.0.1:5432/postgres).
+ */
+import { ChildProcess, fork, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, createServer, request as httpRequest } from 'node:http';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Client } from 'pg';
+
+const ROOT = resolve(__dirname, '../..');
+const GATEWAY_MAIN = join(ROOT, 'dist/apps/gateway/main.js');
+const TOKEN = 'bench-token-0123456789abcdef';
+const QUICK = process.argv.includes('--quick');
+const ADMIN_URL = process.env.NESTCLAW_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const CONCURRENCY = 10;
+const ROUNDS = QUICK ? 3 : 8;
+const ROUND_TURNS = QUICK ? 150 : 250;
+const SESSIONS = QUICK ? 2000 : 10_000;
+
+const cleanups: (() => Promise<void> | void)[] = [];
+const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+
+function http(url: URL, path: string, body?: unknown): Promise<{ status: number; text: string; ms: number }> {
+  const started = performance.now();
+  return new Promise((ok, fail) => {
+    const data = body === undefined ? undefined : JSON.stringify(body);
+    const req = httpRequest(
+      {
+        agent,
+        host: url.hostname,
+        port: url.port,
+        path,
+        method: data ? 'POST' : 'GET',
+        headers: { authorization: `Bearer ${TOKEN}`, ...(data ? { 'content-type': 'application/json' } : {}) },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => ok({ status: res.statusCode ?? 0, text, ms: performance.now() - started }));
+      },
+    );
+    req.on('error', fail);
+    req.end(data);
+  });
+}
+
+async function startFakeLlm(): Promise<string> {
+  const child = fork(join(__dirname, 'fake-llm.process.ts'), [], {
+    execArgv: ['-r', join(ROOT, 'scripts/ts-register.js')],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  cleanups.push(() => void child.kill('SIGTERM'));
+  return new Promise((ok, fail) => {
+    child.once('exit', (code) => fail(new Error(`fake LLM exited with ${code}`)));
+    child.on('message', (m: { type?: string; url?: string }) => m?.type === 'ready' && m.url && ok(m.url));
+  });
+}
+
+/** Counts what an OpenTelemetry collector would receive, without decoding it. */
+async function startOtlpReceiver(): Promise<{ url: string; stats: { requests: number; bytes: number } }> {
+  const stats = { requests: 0, bytes: 0 };
+  const server = createServer((req, res) => {
+    req.on('data', (c: Buffer) => (stats.bytes += c.length));
+    req.on('end', () => {
+      stats.requests++;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  cleanups.push(() => new Promise<void>((r) => server.close(() => r())));
+  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, stats };
+}
+
+async function createDatabase(): Promise<string> {
+  const name = `nestclaw_obsbench_${randomBytes(5).toString('hex')}`;
+  const admin = new Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  cleanups.push(async () => {
+    const c = new Client({ connectionString: ADMIN_URL });
+    await c.connect();
+    await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
+    await c.end();
+  });
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function startGateway(config: Record<string, unknown>, env: NodeJS.ProcessEnv = {}): Promise<URL & { pid: number }> {
+  const home = mkdtempSync(join(tmpdir(), 'nestclaw-obsbench-'));
+  cleanups.push(() => rmSync(home, { recursive: true, force: true }));
+  writeFileSync(join(home, 'config.yaml'), JSON.stringify(config));
+  const child: ChildProcess = spawn(process.execPath, ['--max-old-space-size=256', GATEWAY_MAIN, '--port', '0'], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH,
+      NESTCLAW_HOME: home,
+      NESTCLAW_TOKEN: TOKEN,
+      DATABASE_URL: await createDatabase(),
+      NESTCLAW_READY_LINE: '1',
+      NESTCLAW_LOG__LEVEL: 'warn',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  cleanups.unshift(
+    () => new Promise<void>((r) => (child.exitCode !== null ? r() : (child.once('exit', () => r()), child.kill('SIGTERM')))),
+  );
+  return new Promise((ok, fail) => {
+    let out = '';
+    child.once('exit', (code) => fail(new Error(`gateway exited with ${code}: ${out}`)));
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /NESTCLAW_READY (\S+)/.exec(out);
+      if (m) ok(Object.assign(new URL(m[1]), { pid: child.pid! }));
+    });
+  });
+}
+
+/** `total` turns from CONCURRENCY clients; each client keeps a session unless `fresh`. Returns turns/s. */
+async function load(url: URL, total: number, options: { fresh?: boolean; agents?: string[] } = {}): Promise<number> {
+  let next = 0;
+  const started = performance.now();
+  const client = async (c: number) => {
+    let sessionId: string | undefined;
+    for (let i = next++; i < total; i = next++) {
+      const agentId = options.agents?.[i % options.agents.length];
+      const body = {
+        message: `turn ${i} from client ${c}`,
+        ...(sessionId && !options.fresh ? { sessionId } : {}),
+        ...(agentId ? { agentId } : {}),
+      };
+      const r = await http(url, '/v1/chat', body);
+      if (r.status !== 200) throw new Error(`turn failed: ${r.status} ${r.text}`);
+      if (!options.fresh && !agentId) sessionId = (JSON.parse(r.text) as { sessionId: string }).sessionId;
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, (_, c) => client(c)));
+  return total / ((performance.now() - started) / 1000);
+}
+
+const seriesOf = (text: string, ours: boolean) =>
+  text.split('\n').filter((l) => l && !l.startsWith('#') && (!ours || l.startsWith('nestclaw_') || l.startsWith('gen_ai_'))).length;
+
+/** utime + stime of a process from /proc (ms): what a scrape costs the gateway, whatever else the machine runs. */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // clock ticks of 10 ms
+}
+
+const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
+
+async function main(): Promise<void> {
+  const llmUrl = await startFakeLlm();
+  const otlp = await startOtlpReceiver();
+  const model = {
+    provider: 'openai-compatible',
+    base_url: llmUrl,
+    api_key: 'sk-bench',
+    model: 'fake-model',
+    price: { input: 1, output: 2 },
+  };
+  const base = { models: { fake: model }, agents: { default: { tools: [] } } };
+  const off = await startGateway({ ...base, observability: { metrics: { enabled: false } } });
+  const metricsOnly = await startGateway(base);
+  const on = await startGateway(base, { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_SERVICE_NAME: 'nestclaw-bench' });
+  const noSql = await startGateway(base, {
+    OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+    OTEL_SERVICE_NAME: 'nestclaw-bench',
+    OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'pg',
+  });
+
+  // Prometheus at 1 s instead of the usual 15 s: a pessimistic scrape load during the "on" rounds.
+  const scraper = setInterval(() => {
+    void http(on, '/metrics').catch(() => undefined);
+    void http(metricsOnly, '/metrics').catch(() => undefined);
+  }, 1000);
+  cleanups.unshift(() => clearInterval(scraper));
+
+  process.stdout.write(`warm-up…\n`);
+  await load(off, 200);
+  await load(metricsOnly, 200);
+  await load(on, 200);
+  await load(noSql, 200);
+  const rates = { off: [] as number[], metrics: [] as number[], on: [] as number[], noSql: [] as number[] };
+  const cpu = { off: 0, metrics: 0, on: 0, noSql: 0 };
+  const measured = async (mode: keyof typeof cpu, url: URL & { pid: number }) => {
+    const before = cpuMs(url.pid);
+    rates[mode].push(await load(url, ROUND_TURNS));
+    cpu[mode] += cpuMs(url.pid) - before;
+  };
+  for (let r = 0; r < ROUNDS; r++) {
+    await measured('off', off);
+    await measured('metrics', metricsOnly);
+    await measured('on', on);
+    await measured('noSql', noSql);
+    process.stdout.write(
+      `round ${r + 1}/${ROUNDS}: off ${rates.off[r].toFixed(0)}, metrics ${rates.metrics[r].toFixed(0)}, metrics+tracing ${rates.on[r].toFixed(0)} turns/s\n`,
+    );
+  }
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  const ratio = sum(rates.on) / sum(rates.off);
+  const perTurn = (mode: keyof typeof cpu) => cpu[mode] / (ROUNDS * ROUND_TURNS);
+
+  // Series while many different sessions chat.
+  const before = (await http(on, '/metrics')).text;
+  const t0 = performance.now();
+  await load(on, SESSIONS, { fresh: true });
+  const sessionsSec = (performance.now() - t0) / 1000;
+  const after = (await http(on, '/metrics')).text;
+  clearInterval(scraper);
+
+  // Scrape time with 20 models and 10 agents, every pair used.
+  const models = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`model-${i}`, { ...model, model: `fake-model-${i}` }]));
+  const agents = Object.fromEntries(
+    Array.from({ length: 10 }, (_, i) => [
+      `agent-${i}`,
+      { model: `model-${i}`, fallback: Object.keys(models).filter((m) => m !== `model-${i}`), tools: [] },
+    ]),
+  );
+  const wide = await startGateway({ models, agents });
+  await load(wide, 200, { agents: Object.keys(agents) });
+  const scrapes: number[] = [];
+  for (let i = 0; i < 20; i++) await http(wide, '/metrics');
+  const cpuBefore = cpuMs(wide.pid);
+  for (let i = 0; i < 100; i++) scrapes.push((await http(wide, '/metrics')).ms);
+  const cpuPerScrape = (cpuMs(wide.pid) - cpuBefore) / 100;
+  const wideText = (await http(wide, '/metrics')).text;
+
+  const lines = [
+    '',
+    'nestclaw observability benchmark',
+    `throughput, ${CONCURRENCY} concurrent clients, ${ROUNDS}×${ROUND_TURNS} turns each way, alternating:`,
+    `  off (no metrics, no tracing):              ${(sum(rates.off) / ROUNDS).toFixed(1)} turns/s`,
+    `  metrics only (scraped 1/s):                ${(sum(rates.metrics) / ROUNDS).toFixed(1)} turns/s (ratio ${(sum(rates.metrics) / sum(rates.off)).toFixed(3)})`,
+    `  on  (metrics scraped 1/s + OTLP export):   ${(sum(rates.on) / ROUNDS).toFixed(1)} turns/s`,
+    `  ratio on/off: ${ratio.toFixed(3)} (goal ≥ 0.95)   spans exported: ${otlp.stats.requests} OTLP requests, ${(otlp.stats.bytes / 1e6).toFixed(1)} MB`,
+    `  gateway CPU per turn: off ${perTurn('off').toFixed(2)} ms, metrics ${perTurn('metrics').toFixed(2)} ms, metrics+tracing ${perTurn('on').toFixed(2)} ms` +
+      ` → CPU-bound throughput ratio on/off ${(perTurn('off') / perTurn('on')).toFixed(3)}, metrics-only ${(perTurn('off') / perTurn('metrics')).toFixed(3)}`,
+    `  tracing without SQL spans (OTEL_NODE_DISABLED_INSTRUMENTATIONS=pg): ${(sum(rates.noSql) / ROUNDS).toFixed(1)} turns/s, CPU ${perTurn('noSql').toFixed(2)} ms per turn` +
+      ` → ratio ${(sum(rates.noSql) / sum(rates.off)).toFixed(3)} wall, ${(perTurn('off') / perTurn('noSql')).toFixed(3)} CPU`,
+    `  load average during the run: ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')} on ${cpus().length} cores`,
+    `/metrics with 20 models × 10 agents (${seriesOf(wideText, false)} series, ${(wideText.length / 1024).toFixed(0)} KiB):`,
+    `  median ${quantile(scrapes, 0.5).toFixed(2)} ms, p95 ${quantile(scrapes, 0.95).toFixed(2)} ms wall (goal ≤ 10 ms); gateway CPU ${cpuPerScrape.toFixed(2)} ms per scrape`,
+    `series during ${SESSIONS} turns in ${SESSIONS} new sessions (${(SESSIONS / sessionsSec).toFixed(0)} turns/s):`,
+    `  nestclaw/gen_ai series before ${seriesOf(before, true)}, after ${seriesOf(after, true)}; all series before ${seriesOf(before, false)}, after ${seriesOf(after, false)}`,
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+async function cleanup(): Promise<void> {
+  for (const c of cleanups) await Promise.resolve(c()).catch(() => undefined);
+}
+
+main()
+  .then(cleanup)
+  .catch(async (e: unknown) => {
+    process.stderr.write(`observability bench failed: ${(e as Error)?.stack ?? String(e)}\n`);
+    await cleanup();
+    process.exit(1);
+  });
