@@ -1,5 +1,5 @@
 /** @type {import('jest').Config} */
-const libs = ['common', 'config', 'db', 'provider', 'tool', 'agent', 'security', 'doctor', 'channel'];
+const libs = ['common', 'config', 'db', 'provider', 'tool', 'agent', 'security', 'doctor', 'channel', 'memory'];
 
 module.exports = {
   rootDir: '.',

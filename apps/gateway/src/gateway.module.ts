@@ -5,6 +5,7 @@ import { ChannelModule } from '@nestclaw/channel';
 import { ConfigModule, ConfigModuleOptions } from '@nestclaw/config';
 import { DbModule } from '@nestclaw/db';
 import { DoctorModule } from '@nestclaw/doctor';
+import { MemoryModule } from '@nestclaw/memory';
 import { SecurityModule } from '@nestclaw/security';
 import { ApprovalsController } from './approvals/approvals.controller';
 import { AuditController } from './audit/audit.controller';
@@ -14,6 +15,8 @@ import { ChatController } from './chat/chat.controller';
 import { ConversationLogController } from './conversation-log/conversation-log.controller';
 import { AllExceptionsFilter } from './errors/all-exceptions.filter';
 import { HealthController } from './health/health.controller';
+import { MemoryController } from './memory/memory.controller';
+import { ReindexController } from './memory/reindex.controller';
 import { ChatCompletionsController } from './openai/chat-completions.controller';
 import { PairingController } from './pairing/pairing.controller';
 import { SecurityConfigController } from './pairing/security-config.controller';
@@ -36,6 +39,7 @@ export class GatewayModule {
         AgentModule,
         DoctorModule,
         ChannelModule,
+        MemoryModule,
       ],
       controllers: [
         ChatController,
@@ -50,6 +54,8 @@ export class GatewayModule {
         AuditController,
         UsageController,
         ProvidersController,
+        MemoryController,
+        ReindexController,
       ],
       providers: [
         { provide: APP_GUARD, useClass: BearerAuthGuard },

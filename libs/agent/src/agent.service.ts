@@ -2,6 +2,7 @@ import { Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestj
 import { randomUUID } from 'node:crypto';
 import { KeyedQueue, NestclawError } from '@nestclaw/common';
 import { AgentConfig, ConfigService } from '@nestclaw/config';
+import { TurnMemory } from '@nestclaw/memory';
 import { ChatMessage, ChatResponse, LlmCallRecord, ProviderChainError, ReliableProvider, providerNotConfigured } from '@nestclaw/provider';
 import { Approval, ApprovalService, HookRegistry, ToolRegistry } from '@nestclaw/tool';
 import { AgentEvent, TurnUsage } from './agent.events';
@@ -76,6 +77,7 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
     private readonly steps: ToolStepRunner,
     private readonly approvals: ApprovalService,
     private readonly hooks: HookRegistry,
+    private readonly memory: TurnMemory,
   ) {}
 
   onModuleInit(): void {
@@ -144,6 +146,10 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
     // A session keeps the agent it was created with.
     const sessionAgent = opened.agentId === input.agentId ? agent : this.agentConfig(opened.agentId);
     const messages: ChatMessage[] = buildPrompt(this.systemPrompt(sessionAgent), opened.history, message);
+    const personId = this.memory.personOf(input);
+    // Recalled memories: their own system message after the system prompt (bounded in time, never throws).
+    const recalled = await this.memory.recallForTurn({ person: personId, agentId: opened.agentId, message, history: opened.history });
+    if (recalled) messages.splice(1, 0, { role: 'system', content: recalled });
     if (input.context?.length) messages.splice(1, 0, ...input.context);
     const turn: StepTurn = {
       sessionId,
@@ -152,8 +158,13 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
       channel: input.channel,
       endpointId: input.endpointId,
       agent: sessionAgent,
+      personId,
     };
-    return this.loop({ turn, messages, iteration: 1 }, options);
+    const result = await this.loop({ turn, messages, iteration: 1 }, options);
+    if (!result.interrupted) {
+      this.memory.rememberTurn({ person: personId, agentId: opened.agentId, sessionId, turnId, user: message, assistant: result.reply });
+    }
+    return result;
   }
 
   private systemPrompt(agent: AgentConfig): string {
