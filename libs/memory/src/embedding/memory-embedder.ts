@@ -15,6 +15,26 @@ export interface ActiveEmbedder {
 /** Texts per embedding request when indexing. */
 const BATCH = 64;
 const QUERY_CACHE_SIZE = 512;
+/** An indexing batch that takes longer fails (and is retried with backoff) instead of stalling the worker. */
+const INDEX_EMBED_TIMEOUT_MS = 60_000;
+
+async function withTimeout<T>(ms: number, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      fn(controller.signal),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          controller.abort();
+          reject(new Error(`embedding took longer than ${ms} ms`));
+        }, ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /**
  * The embedding side of memory: which model (memory.embedding_model, else the first `kind:
@@ -49,16 +69,8 @@ export class MemoryEmbedder {
     const cacheKey = `${active.key}\u0000${text}`;
     const hit = this.queries.get(cacheKey);
     if (hit) return { vector: hit };
-    const controller = new AbortController();
-    let timer: NodeJS.Timeout | undefined;
     try {
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => {
-          controller.abort();
-          reject(new Error(`embedding took longer than ${timeoutMs} ms`));
-        }, timeoutMs);
-      });
-      const result = await Promise.race([active.embedder.embed([text], { signal: controller.signal }), timeout]);
+      const result = await withTimeout(timeoutMs, (signal) => active.embedder.embed([text], { signal }));
       const vector = result.vectors[0];
       if (!vector?.length) throw new Error('the embedding model returned no vector');
       if (this.queries.size >= QUERY_CACHE_SIZE) this.queries.delete(this.queries.keys().next().value as string);
@@ -68,8 +80,6 @@ export class MemoryEmbedder {
       const message = (e as Error).message;
       this.lastError = { at: new Date().toISOString(), message };
       return { error: message };
-    } finally {
-      clearTimeout(timer);
     }
   }
 
@@ -84,7 +94,12 @@ export class MemoryEmbedder {
     const todo = [...missing.entries()];
     for (let i = 0; i < todo.length; i += BATCH) {
       const batch = todo.slice(i, i + BATCH);
-      const res = await active.embedder.embed(batch.map(([, t]) => t));
+      const res = await withTimeout(INDEX_EMBED_TIMEOUT_MS, (signal) =>
+        active.embedder.embed(
+          batch.map(([, t]) => t),
+          { signal },
+        ),
+      );
       if (res.vectors.length !== batch.length)
         throw new Error(`the embedding model returned ${res.vectors.length} vectors for ${batch.length} texts`);
       const saved = batch.map(([hash], n) => ({ hash, vector: res.vectors[n] }));

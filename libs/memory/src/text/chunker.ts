@@ -16,7 +16,7 @@ export interface ChunkOptions {
  * Sentence ends in Chinese and English (kept with their sentence), and line breaks. Chinese has no
  * spaces, so splitting only on whitespace would turn a paragraph into one giant "sentence".
  */
-const SENTENCE = /[^\n。！？!?；;]*(?:[。！？!?；;]+|\n+|$)|[^\n]+/g;
+const SENTENCE = /[^\n]*?(?:[。！？!?；;]+|\.(?=\s|$)|\n+|$)/g;
 
 /** Counts with a real BPE tokenizer (GPT-4o's o200k): CJK text costs far more tokens per character than English. */
 export function countTokens(text: string): number {
@@ -33,12 +33,13 @@ function sentences(text: string): string[] {
   return out;
 }
 
-/** A sentence longer than a whole chunk is cut at token boundaries. */
-function splitLong(sentence: string, tokens: number[], size: number): { text: string; tokens: number }[] {
+/** A sentence longer than a whole chunk is cut at token boundaries, each piece overlapping the one before. */
+function splitLong(sentence: string, tokens: number[], size: number, overlap: number): { text: string; tokens: number }[] {
   const parts: { text: string; tokens: number }[] = [];
-  for (let i = 0; i < tokens.length; i += size) {
+  for (let i = 0; i < tokens.length; i += size - overlap) {
     const slice = tokens.slice(i, i + size);
     parts.push({ text: decode(slice), tokens: slice.length });
+    if (i + size >= tokens.length) break;
   }
   return parts.length ? parts : [{ text: sentence, tokens: 0 }];
 }
@@ -53,7 +54,7 @@ export function chunkText(text: string, options: ChunkOptions): Chunk[] {
   const units: { text: string; tokens: number }[] = [];
   for (const s of sentences(text)) {
     const t = encode(s);
-    if (t.length > size) units.push(...splitLong(s, t, size - overlap));
+    if (t.length > size) units.push(...splitLong(s, t, size, overlap));
     else units.push({ text: s, tokens: t.length });
   }
   const chunks: Chunk[] = [];
