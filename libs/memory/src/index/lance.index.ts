@@ -1,9 +1,23 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { Connection, connect, Index, Table } from '@lancedb/lancedb';
-import { Field, FixedSizeList, Float32, Int64, Schema, Utf8 } from 'apache-arrow';
+import {
+  Data,
+  Field,
+  FixedSizeList,
+  Float32,
+  Int64,
+  makeData,
+  RecordBatch,
+  Schema,
+  Struct,
+  Table as ArrowTable,
+  Utf8,
+  vectorFromArray,
+} from 'apache-arrow';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { IndexVersion, StoredIndexVersion } from './index-version';
+import { KeywordIndex } from './keyword.index';
 
 export interface IndexRow {
   chunkId: string;
@@ -24,9 +38,10 @@ const quote = (s: string) => `'${s.replace(/'/g, "''")}'`;
 const uuidList = (ids: string[]) => ids.map((id) => quote(id)).join(', ');
 
 /**
- * The derived hybrid index: one LanceDB table of chunks (terms for BM25 full-text search, an
+ * The derived hybrid index: one LanceDB table of chunks (the shared tokenizer's terms and an
  * optional vector column) under `memory.index_dir`, plus `index-version.json` naming the table
- * and what it was built with. Holds no truth: anything here can be rebuilt from Postgres.
+ * and what it was built with; vector search runs in LanceDB, BM25 in the in-memory KeywordIndex
+ * loaded from the terms column. Holds no truth: anything here can be rebuilt from Postgres.
  */
 @Injectable()
 export class LanceIndex implements OnApplicationShutdown {
@@ -34,6 +49,7 @@ export class LanceIndex implements OnApplicationShutdown {
   private db: Connection | undefined;
   private dir = '';
   private table: Table | undefined;
+  private keywords = new KeywordIndex();
   private stored: StoredIndexVersion | undefined;
   private sinceOptimize = 0;
   private writes: Promise<unknown> = Promise.resolve();
@@ -49,7 +65,9 @@ export class LanceIndex implements OnApplicationShutdown {
     try {
       const stored = JSON.parse(readFileSync(file, 'utf8')) as StoredIndexVersion;
       if (!(await this.db.tableNames()).includes(stored.table)) return undefined;
-      this.table = await this.db.openTable(stored.table);
+      const table = await this.db.openTable(stored.table);
+      this.keywords = await loadKeywords(table);
+      this.table = table;
       this.stored = stored;
       return stored;
     } catch (e) {
@@ -71,16 +89,10 @@ export class LanceIndex implements OnApplicationShutdown {
     return this.table ? this.table.countRows() : 0;
   }
 
-  /** BM25 top-N over the terms column, for one person and agent. */
-  async keyword(scope: string, agentId: string, terms: string[], limit: number): Promise<string[]> {
+  /** BM25 top-N over the terms, for one person and agent. */
+  keyword(scope: string, agentId: string, terms: string[], limit: number): string[] {
     if (!this.table || terms.length === 0) return [];
-    const rows = await this.table
-      .search(terms.join(' '), 'fts', 'terms')
-      .where(`scope = ${quote(scope)} AND agent_id = ${quote(agentId)}`)
-      .select(['chunk_id', '_score'])
-      .limit(limit)
-      .toArray();
-    return rows.map((r: { chunk_id: bigint }) => String(r.chunk_id));
+    return this.keywords.search(scope, agentId, terms, limit);
   }
 
   /** Cosine top-N; empty when this build has no vectors. */
@@ -103,7 +115,9 @@ export class LanceIndex implements OnApplicationShutdown {
       const table = this.table;
       if (!table) throw new Error('the memory index is not open');
       for (let i = 0; i < memoryIds.length; i += 500) await table.delete(`memory_id IN (${uuidList(memoryIds.slice(i, i + 500))})`);
-      if (rows.length) await table.add(rows.map((r) => this.toRecord(r)));
+      if (rows.length) await table.add(toArrow(rows, this.stored?.dims ?? null));
+      for (const id of memoryIds) this.keywords.removeMemory(id);
+      for (const r of rows) this.keywords.add(r);
       this.sinceOptimize += rows.length + memoryIds.length;
       if (this.sinceOptimize >= OPTIMIZE_AFTER_ROWS) await this.optimizeNow(table);
     });
@@ -130,33 +144,17 @@ export class LanceIndex implements OnApplicationShutdown {
     const db = this.db;
     if (!db) throw new Error('the memory index is not open');
     const name = `chunks_${Date.now()}`;
-    const fields: Field[] = [
-      new Field('chunk_id', new Int64()),
-      new Field('memory_id', new Utf8()),
-      new Field('scope', new Utf8()),
-      new Field('agent_id', new Utf8()),
-      new Field('terms', new Utf8()),
-    ];
-    if (dims) fields.push(new Field('vector', new FixedSizeList(dims, new Field('item', new Float32(), true)), true));
-    const table = await db.createEmptyTable(name, new Schema(fields), { mode: 'overwrite' });
+    const table = await db.createEmptyTable(name, schemaFor(dims), { mode: 'overwrite' });
+    const keywords = new KeywordIndex();
     return {
       add: async (rows) => {
-        if (rows.length) await table.add(rows.map((r) => this.toRecord(r, dims)));
+        if (rows.length) await table.add(toArrow(rows, dims));
+        for (const r of rows) keywords.add(r);
       },
       finish: (version) =>
         this.serialize(async () => {
-          await table.createIndex('terms', {
-            config: Index.fts({
-              baseTokenizer: 'whitespace',
-              lowercase: false,
-              stem: false,
-              removeStopWords: false,
-              asciiFolding: false,
-              withPosition: false,
-            }),
-            replace: true,
-          });
-          await table.createIndex('scope', { config: Index.bitmap(), replace: true });
+          await table.optimize({ cleanupOlderThan: new Date() });
+          if ((await table.countRows()) > 0) await table.createIndex('scope', { config: Index.bitmap(), replace: true });
           await this.ensureVectorIndex(table, dims);
           const stored: StoredIndexVersion = { ...version, dims, table: name, builtAt: new Date().toISOString() };
           const file = join(this.dir, 'index-version.json');
@@ -164,6 +162,7 @@ export class LanceIndex implements OnApplicationShutdown {
           renameSync(`${file}.tmp`, file);
           const old = this.stored?.table;
           this.table = table;
+          this.keywords = keywords;
           this.stored = stored;
           this.sinceOptimize = 0;
           if (old && old !== name) await db.dropTable(old).catch(() => undefined);
@@ -188,24 +187,11 @@ export class LanceIndex implements OnApplicationShutdown {
     const indices = await table.listIndices();
     if (indices.some((i) => i.columns.includes('vector'))) return;
     await table.createIndex('vector', {
-      config: Index.ivfPq({
+      config: Index.ivfFlat({
         distanceType: 'cosine',
-        numPartitions: Math.max(16, Math.round(Math.sqrt(rows))),
-        numSubVectors: Math.max(1, Math.floor(dims / 8)),
+        numPartitions: Math.max(16, Math.round(Math.sqrt(rows) / 2)),
       }),
     });
-  }
-
-  private toRecord(r: IndexRow, dims = this.stored?.dims): Record<string, unknown> {
-    const record: Record<string, unknown> = {
-      chunk_id: BigInt(r.chunkId),
-      memory_id: r.memoryId,
-      scope: r.scope,
-      agent_id: r.agentId,
-      terms: r.terms,
-    };
-    if (dims) record.vector = r.vector && r.vector.length === dims ? r.vector : null;
-    return record;
   }
 
   private serialize<T>(fn: () => Promise<T>): Promise<T> {
@@ -224,6 +210,66 @@ export class LanceIndex implements OnApplicationShutdown {
     this.table?.close();
     this.db?.close();
   }
+}
+
+function schemaFor(dims: number | null): Schema {
+  const fields: Field[] = [
+    new Field('chunk_id', new Int64()),
+    new Field('memory_id', new Utf8()),
+    new Field('scope', new Utf8()),
+    new Field('agent_id', new Utf8()),
+    new Field('terms', new Utf8()),
+  ];
+  if (dims) fields.push(new Field('vector', new FixedSizeList(dims, new Field('item', new Float32(), true)), true));
+  return new Schema(fields);
+}
+
+/**
+ * Rows as one Arrow record batch built from typed arrays: letting LanceDB convert plain objects
+ * with number[] vectors cost ~0.2 ms a row here, which made a 100k rebuild take minutes.
+ */
+function toArrow(rows: IndexRow[], dims: number | null): ArrowTable {
+  const schema = schemaFor(dims);
+  const n = rows.length;
+  const text = (pick: (r: IndexRow) => string) => vectorFromArray(rows.map(pick), new Utf8()).data[0];
+  const children: Data[] = [
+    makeData({ type: new Int64(), length: n, data: BigInt64Array.from(rows, (r) => BigInt(r.chunkId)) }),
+    text((r) => r.memoryId),
+    text((r) => r.scope),
+    text((r) => r.agentId),
+    text((r) => r.terms),
+  ];
+  if (dims) {
+    const flat = new Float32Array(n * dims);
+    const valid = new Uint8Array(Math.ceil(n / 8));
+    let nulls = 0;
+    rows.forEach((r, i) => {
+      if (r.vector && r.vector.length === dims) {
+        flat.set(r.vector, i * dims);
+        valid[i >> 3] |= 1 << (i & 7);
+      } else nulls++;
+    });
+    const child = makeData({ type: new Float32(), length: n * dims, data: flat });
+    const type = schema.fields[5].type as FixedSizeList<Float32>;
+    children.push(makeData({ type, length: n, nullCount: nulls, nullBitmap: valid, child }));
+  }
+  const struct = makeData({ type: new Struct(schema.fields), length: n, nullCount: 0, children });
+  return new ArrowTable(schema, [new RecordBatch(schema, struct)]);
+}
+
+/** The keyword index is derived from the table's terms column: no re-tokenizing at start-up. */
+async function loadKeywords(table: Table): Promise<KeywordIndex> {
+  const keywords = new KeywordIndex();
+  const rows = (await table.query().select(['chunk_id', 'memory_id', 'scope', 'agent_id', 'terms']).toArray()) as {
+    chunk_id: bigint;
+    memory_id: string;
+    scope: string;
+    agent_id: string;
+    terms: string;
+  }[];
+  for (const r of rows)
+    keywords.add({ chunkId: String(r.chunk_id), memoryId: r.memory_id, scope: r.scope, agentId: r.agent_id, terms: r.terms });
+  return keywords;
 }
 
 export interface IndexBuild {

@@ -98,7 +98,7 @@ export class RecallService {
   }
 
   private async keyword(q: RecallQuery, terms: string[], n: number): Promise<{ ids: string[]; degraded: boolean }> {
-    if (this.index.ready) return { ids: await this.index.keyword(q.scope, q.agentId, terms, n), degraded: false };
+    if (this.index.ready) return { ids: this.index.keyword(q.scope, q.agentId, terms, n), degraded: false };
     return { ids: await this.memories.keywordFallback(q.scope, q.agentId, terms, n), degraded: true };
   }
 
