@@ -102,7 +102,8 @@ export class LanceIndex implements OnApplicationShutdown {
     const rows = await this.table
       .vectorSearch(vector)
       .distanceType('cosine')
-      .where(`scope = ${quote(scope)} AND agent_id = ${quote(agentId)}`)
+      // Prefilter on the bitmap-indexed scope only; the agent is checked when hits are re-read from Postgres.
+      .where(`scope = ${quote(scope)}`)
       .select(['chunk_id', '_distance'])
       .limit(limit)
       .toArray();

@@ -127,15 +127,16 @@ export class MemoryRepository {
    */
   async hydrate(chunkIds: string[], scope: string, agentId: string): Promise<HydratedChunk[]> {
     if (chunkIds.length === 0) return [];
-    const { rows } = await this.db.pool.query<HydratedChunk>({
-      name: this.db.statementName('memory_hydrate'),
-      text: `SELECT c.id::text AS "chunkId", c.memory_id AS "memoryId", m.scope, m.agent_id AS "agentId", c.text,
-                    c.content_hash AS "contentHash", m.source, m.source_key AS "sourceKey",
-                    m.superseded_at IS NOT NULL AS superseded, m.created_at AS "createdAt", m.content AS "memoryContent"
-               FROM memory_chunks c JOIN memories m ON m.id = c.memory_id
-              WHERE c.id = ANY($1::bigint[]) AND m.deleted_at IS NULL AND m.scope = $2 AND m.agent_id = $3`,
-      values: [chunkIds, scope, agentId],
-    });
+    // Driven from the id list (primary-key lookups; OFFSET 0 keeps the planner from flattening it into a scan of the person's rows).
+    const { rows } = await this.db.pool.query<HydratedChunk>(
+      `SELECT c.id::text AS "chunkId", c.memory_id AS "memoryId", m.scope, m.agent_id AS "agentId", c.text,
+              c.content_hash AS "contentHash", m.source, m.source_key AS "sourceKey",
+              m.superseded_at IS NOT NULL AS superseded, m.created_at AS "createdAt", m.content AS "memoryContent"
+         FROM (SELECT * FROM memory_chunks WHERE id = ANY($1::bigint[]) OFFSET 0) c
+         JOIN memories m ON m.id = c.memory_id
+        WHERE m.deleted_at IS NULL AND m.scope = $2 AND m.agent_id = $3`,
+      [chunkIds, scope, agentId],
+    );
     return rows;
   }
 
