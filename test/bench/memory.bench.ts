@@ -20,11 +20,11 @@ import {
   MEMORY_EMBEDDER_OVERRIDE,
   MemoryModule,
   MemoryService,
+  queryTerms,
   RecallMode,
   RecallService,
   ReindexService,
 } from '@nestclaw/memory';
-import { queryTerms } from '../../libs/memory/src/text/tokenizer';
 import { buildEvalSet, Lang } from '../fixtures/memory/eval-set';
 
 const CHUNKS = Number(process.env.MEMORY_BENCH_CHUNKS ?? 100_000);
@@ -245,24 +245,6 @@ async function main(): Promise<void> {
     `\n## ${CHUNKS} chunks: first build ${firstBuild.toFixed(1)} s, reindex with cached embeddings ${cachedBuild.toFixed(1)} s (target ≤ 60 s)`,
   );
   log(`reindex state: ${JSON.stringify(reindex.progress)}`);
-  if (process.env.MEMORY_BENCH_PROBE) {
-    const { LanceIndex } = await import('../../libs/memory/src/index/lance.index');
-    const { MemoryRepository } = await import('../../libs/memory/src/store/memory.repository');
-    const idx = app.get(LanceIndex);
-    const repo = app.get(MemoryRepository);
-    for (const q of set.queries.slice(0, 5)) {
-      let t = performance.now();
-      const terms = queryTerms(q.text);
-      const a = performance.now() - t;
-      t = performance.now();
-      const ids = idx.keyword('owner', 'default', terms, 50);
-      const b = performance.now() - t;
-      t = performance.now();
-      await repo.hydrate(ids, 'owner', 'default');
-      const c = performance.now() - t;
-      console.log(`probe terms ${a.toFixed(1)} keyword ${b.toFixed(1)} hydrate ${c.toFixed(1)} (${ids.length})`);
-    }
-  }
   for (const mode of ['keyword', 'vector', 'hybrid'] as RecallMode[]) {
     const times: number[] = [];
     for (let round = 0; round < 3; round++) {

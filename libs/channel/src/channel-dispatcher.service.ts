@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { KeyedQueue, isNestclawError } from '@nestclaw/common';
 import { AgentService } from '@nestclaw/agent';
 import { ChannelConfig, ConfigService } from '@nestclaw/config';
+import { MemoryStore, TurnMemory } from '@nestclaw/memory';
 import { ChannelAccessService, RateLimiter, SensitiveConfigService } from '@nestclaw/security';
 import { APPROVAL_DECIDER, ApprovalDecider, ChannelAdapter, InboundMessage } from './channel.port';
 import { ChatCommands, parseCommand } from './commands/chat-commands';
@@ -47,9 +48,12 @@ export class ChannelDispatcher {
     private readonly access: ChannelAccessService,
     private readonly settings: SensitiveConfigService,
     @Optional() @Inject(APPROVAL_DECIDER) approvals?: ApprovalDecider,
+    @Optional() memoryStore?: MemoryStore,
+    @Optional() turnMemory?: TurnMemory,
   ) {
     this.deps = { approvals };
-    this.commands = new ChatCommands(Object.assign(this.deps, { config, inbound, log, settings }), {
+    const memory = memoryStore && turnMemory ? { store: memoryStore, turns: turnMemory } : undefined;
+    this.commands = new ChatCommands(Object.assign(this.deps, { config, inbound, log, settings, memory }), {
       cancel: (key) => {
         const c = this.running.get(key);
         c?.abort();

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AgentModule } from '@nestclaw/agent';
+import { MemoryModule } from '@nestclaw/memory';
 import { SecurityModule } from '@nestclaw/security';
 import { ApprovalService } from '@nestclaw/tool';
 import { toolApprovalDecider } from './approvals/tool-approval.decider';
@@ -11,7 +12,7 @@ import { InboundRepository } from './inbound/inbound.repository';
 
 @Module({
   // AgentModule re-exports ToolModule, whose ApprovalService decides button presses.
-  imports: [AgentModule, SecurityModule],
+  imports: [AgentModule, SecurityModule, MemoryModule],
   providers: [
     ChannelDispatcher,
     ChannelRegistry,

@@ -18,3 +18,4 @@ export type { ActiveEmbedder } from './embedding/memory-embedder';
 export { OWNER_SCOPE, personOf, tokenScope } from './scope/person-scope';
 export type { TurnIdentity } from './scope/person-scope';
 export { SECTION_OPEN, SECTION_CLOSE } from './recall/prompt-section';
+export { queryTerms, indexTerms, TOKENIZER_VERSION } from './text/tokenizer';

@@ -4,8 +4,9 @@ import type { ApprovalDecider, ChannelAdapter, InboundMessage } from '../channel
 import type { ConversationLogService } from '../conversation-log/conversation-log.service';
 import type { InboundRepository } from '../inbound/inbound.repository';
 import { renderFor, plainFallback, replyParts } from '../outbound/reply-delivery';
+import { MemoryCommandDeps, runMemoryCommand } from './memory-commands';
 
-export const COMMANDS = ['new', 'stop', 'status', 'whoami', 'help', 'approve', 'deny'] as const;
+export const COMMANDS = ['new', 'stop', 'status', 'whoami', 'help', 'approve', 'deny', 'remember', 'forget'] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 export interface ParsedCommand {
@@ -29,6 +30,7 @@ const HELP = (p: string) =>
     `${p}status — model, session, tokens and cost so far`,
     `${p}whoami — your id as this bot sees it`,
     `${p}approve <id> / ${p}deny <id> — decide a pending tool approval`,
+    `${p}remember <text> / ${p}forget <id> — keep or drop a long-term memory`,
     `${p}help — this list`,
   ].join('\n');
 
@@ -38,6 +40,7 @@ interface Deps {
   log: ConversationLogService;
   settings: SensitiveConfigService;
   approvals?: ApprovalDecider;
+  memory?: MemoryCommandDeps;
 }
 
 interface Runs {
@@ -123,6 +126,10 @@ export class ChatCommands {
       case 'approve':
       case 'deny':
         text = await this.decide(m, cmd.args[0], cmd.name);
+        break;
+      case 'remember':
+      case 'forget':
+        text = await runMemoryCommand(this.d.memory, m, routed.agentId, cmd.name, cmd.args, p);
         break;
     }
     await this.reply(adapter, m, inboundId, text, 'command');

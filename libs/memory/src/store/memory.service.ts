@@ -39,7 +39,8 @@ export class MemoryService {
   ) {}
 
   private prepare(input: StoreInput): NewMemory {
-    const content = input.content.replace(/\u0000/g, '').trim();
+    // PostgreSQL text refuses NUL.
+    const content = input.content.split('\u0000').join('').trim();
     if (!content) throw memoryError('memory_invalid', 'A memory needs some text (content is empty)');
     if (input.supersedes && !isMemoryId(input.supersedes))
       throw memoryError('memory_invalid', `supersedes must be a memory id (a UUID), got "${input.supersedes}"`);
