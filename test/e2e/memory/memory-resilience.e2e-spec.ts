@@ -4,7 +4,7 @@ import { Pool } from 'pg';
 import { stringify } from 'yaml';
 import { startHarness, Harness } from '../../support/gateway-harness';
 import { realPostgresAvailable } from '../../support/test-database';
-import { indexed, memoryPrompt, waitFor } from './memory-spec.support';
+import { indexed, memoryPrompt, searchable, waitFor } from './memory-spec.support';
 
 type Status = {
   mode: string;
@@ -88,8 +88,8 @@ describe('memory survives crashes, lost indexes and model changes', () => {
     if ((await status(h)).mode !== 'hybrid') await restartWith(h, () => writeFileSync(join(h.home, 'config.yaml'), config('embed-a')));
     await waitFor(async () => (await status(h)).index.current);
     expect((await status(h)).mode).toBe('hybrid');
-    await h.api('/v1/memory', { json: { content: 'The release train leaves every second Thursday' } });
-    await indexed(h);
+    await h.api('/v1/memory', { json: { content: `The release train leaves every second Thursday (${fault})` } });
+    await searchable(h, 'release train', `(${fault})`);
     h.llm.embeddingFault = fault;
     try {
       const started = Date.now();

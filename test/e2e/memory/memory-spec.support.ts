@@ -8,7 +8,7 @@ export function memoryPrompt(llm: FakeOpenAiServer): string | undefined {
   return last?.body.messages.find((m) => m.role === 'system' && (m.content ?? '').startsWith(SECTION_OPEN))?.content ?? undefined;
 }
 
-export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs = 10_000): Promise<void> {
+export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs = 20_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     if (await check()) return;
@@ -39,4 +39,14 @@ export async function indexed(h: Harness, timeoutMs = 15_000): Promise<void> {
     };
     return s.queue.pending === 0 && s.reindex.state !== 'running' && s.index.ready;
   }, timeoutMs);
+}
+
+/** Waits until a keyword search finds `text` (entries retried for vectors keep the queue non-empty meanwhile). */
+export async function searchable(h: Harness, query: string, text: string): Promise<void> {
+  await waitFor(async () => {
+    const r = (await (await h.api(`/v1/memory/search?mode=keyword&q=${encodeURIComponent(query)}`)).json()) as {
+      results: { content: string }[];
+    };
+    return r.results.some((x) => x.content.includes(text));
+  });
 }
