@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { PoolClient } from 'pg';
-import { DatabaseService } from '@nestclaw/db';
+import { asDatabaseError, DatabaseService } from '@nestclaw/db';
 import { HydratedChunk, IndexableChunk, MemoryRecord, NewMemory } from './memory.types';
 
 const MEMORY_COLUMNS = `id, scope, agent_id AS "agentId", content, source, source_key AS "sourceKey", metadata, supersedes,
@@ -31,7 +31,7 @@ export class MemoryRepository {
    * is left alone, so re-scanning files costs nothing. Returns false when nothing changed.
    */
   async replaceBySourceKey(m: NewMemory & { sourceKey: string }): Promise<boolean> {
-    return this.db.transaction(async (client) => {
+    return this.transaction(async (client) => {
       const { rows } = await client.query<{ id: string; content_hash: string; deleted: boolean }>(
         `SELECT id, content_hash, deleted_at IS NOT NULL AS deleted FROM memories WHERE source_key = $1 FOR UPDATE`,
         [m.sourceKey],
@@ -54,6 +54,32 @@ export class MemoryRepository {
       );
       return true;
     });
+  }
+
+  /**
+   * Like DatabaseService.transaction, but the checked-out client has an error listener: this runs in
+   * the background (finished turns, file scans), where a connection dropped mid-transaction must
+   * end as a rejected promise, never as an uncaught 'error' event.
+   */
+  private async transaction<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.db.pool.connect();
+    const ignore = () => undefined;
+    client.on('error', ignore);
+    let failed = false;
+    try {
+      await client.query('BEGIN');
+      const result = await fn(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (e) {
+      failed = true;
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw asDatabaseError(e);
+    } finally {
+      client.off('error', ignore);
+      // A client that failed mid-transaction may hold a broken connection: drop it from the pool.
+      client.release(failed);
+    }
   }
 
   private async insertIn(client: Pick<PoolClient, 'query'>, m: NewMemory): Promise<void> {
