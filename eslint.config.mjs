@@ -15,10 +15,12 @@ const LIB_DEPENDENCIES = {
   observability: ['config', 'common'],
   provider: ['db', 'observability', 'config', 'common'],
   tool: ['db', 'observability', 'config', 'common'],
-  memory: ['provider', 'db', 'observability', 'config', 'common'],
+  // memory registers its memory_* tools with the tool registry (a same-layer edge, documented in libs/memory/README.md).
+  memory: ['provider', 'tool', 'db', 'observability', 'config', 'common'],
   security: ['db', 'observability', 'config', 'common'],
   agent: ['provider', 'tool', 'memory', 'db', 'observability', 'config', 'common'],
-  channel: ['agent', 'security', 'db', 'observability', 'config', 'common'],
+  // /remember and /forget reach memory directly: still downward, and no agent code in between.
+  channel: ['agent', 'memory', 'security', 'db', 'observability', 'config', 'common'],
   doctor: ['provider', 'tool', 'memory', 'security', 'db', 'observability', 'config', 'common'],
   // Test doubles and database fixtures for specs: they stand in for the libs below the one under test.
   testing: ['channel', 'agent', 'provider', 'tool', 'memory', 'security', 'db', 'observability', 'config', 'common'],

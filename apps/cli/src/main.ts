@@ -10,6 +10,7 @@ import { migrateCommand } from './commands/migrate.command';
 import { startCommand } from './commands/start.command';
 import { tokenCommand } from './commands/token.command';
 import { logCommand } from './commands/log.command';
+import { memoryCommand } from './commands/memory.command';
 import { pairCommand } from './commands/pair.command';
 import { pairingCommand } from './commands/pairing.command';
 import { addTokenAdminCommands } from './commands/tokens.command';
@@ -45,7 +46,8 @@ const program = new Command('nestclaw')
   .addCommand(logCommand())
   .addCommand(agentCommand())
   .addCommand(skillsCommand())
-  .addCommand(cronCommand());
+  .addCommand(cronCommand())
+  .addCommand(memoryCommand());
 addTokenAdminCommands(program.commands.find((c) => c.name() === 'token')!);
 // `nestclaw <command> --help` lists --config too (addCommand does not copy help settings).
 for (const cmd of program.commands) cmd.configureHelp({ showGlobalOptions: true });

@@ -8,6 +8,7 @@ import { DbModule } from '@nestclaw/db';
 import { DoctorModule } from '@nestclaw/doctor';
 import { ProviderModule } from '@nestclaw/provider';
 import { ObservabilityModule } from '@nestclaw/observability';
+import { MemoryModule } from '@nestclaw/memory';
 import { SecurityModule } from '@nestclaw/security';
 import { ApprovalService, ToolModule } from '@nestclaw/tool';
 import { ApprovalsController } from './approvals/approvals.controller';
@@ -20,6 +21,8 @@ import { ConversationLogController } from './conversation-log/conversation-log.c
 import { AllExceptionsFilter } from './errors/all-exceptions.filter';
 import { InputHygienePipe } from './http/input-hygiene.pipe';
 import { HealthController } from './health/health.controller';
+import { MemoryController } from './memory/memory.controller';
+import { ReindexController } from './memory/reindex.controller';
 import { ChatCompletionsController } from './openai/chat-completions.controller';
 import { PairingController } from './pairing/pairing.controller';
 import { SecurityConfigController } from './pairing/security-config.controller';
@@ -58,6 +61,7 @@ export class GatewayModule {
         DoctorModule,
         // Approval buttons and /approve in chats decide through the tool lib's ApprovalService.
         ChannelModule.register({ imports: [ToolModule], decider: { useFactory: toolApprovalDecider, inject: [ApprovalService] } }),
+        MemoryModule,
       ],
       controllers: [
         ChatController,
@@ -74,6 +78,8 @@ export class GatewayModule {
         ProvidersController,
         CronController,
         MetricsController,
+        MemoryController,
+        ReindexController,
       ],
       providers: [
         { provide: APP_GUARD, useClass: BearerAuthGuard },

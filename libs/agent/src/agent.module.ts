@@ -2,6 +2,7 @@ import { Module, OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { ConfigModule, ConfigService } from '@nestclaw/config';
 import { DbModule } from '@nestclaw/db';
+import { MemoryModule } from '@nestclaw/memory';
 import { ProviderModule } from '@nestclaw/provider';
 import { HookRegistry, ToolModule, ToolRegistry } from '@nestclaw/tool';
 import { AgentService } from './agent.service';
@@ -24,7 +25,7 @@ import { ScheduledJobRepository } from './scheduler/scheduled-job.repository';
 import { SchedulerClock } from './scheduler/scheduler.clock';
 
 @Module({
-  imports: [ConfigModule, DbModule, ProviderModule, ToolModule],
+  imports: [ConfigModule, DbModule, ProviderModule, ToolModule, MemoryModule],
   providers: [
     AgentService,
     SessionRepository,

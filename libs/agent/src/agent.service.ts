@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { KeyedQueue, NestclawError } from '@nestclaw/common';
 import { AgentConfig, ConfigService } from '@nestclaw/config';
 import { assertWithinBudget, beginTurn, turnOpened } from '@nestclaw/observability';
+import { TurnMemory } from '@nestclaw/memory';
 import { ChatMessage, ChatResponse, LlmCallRecord, ProviderChainError, ReliableProvider, providerNotConfigured } from '@nestclaw/provider';
 import { Approval, ApprovalService, HookRegistry } from '@nestclaw/tool';
 import { AgentEvent, TurnUsage } from './agent.events';
@@ -99,6 +100,7 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
     private readonly steps: ToolStepRunner,
     private readonly approvals: ApprovalService,
     private readonly hooks: HookRegistry,
+    private readonly memory: TurnMemory,
   ) {}
 
   onModuleInit(): void {
@@ -180,6 +182,7 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
     if (opened.created) await this.hooks.sessionStart({ sessionId, agentId: opened.agentId });
     // A session keeps the agent it was created with.
     const sessionAgent = opened.agentId === input.agentId ? agent : this.agentConfig(opened.agentId);
+    const personId = this.memory.personOf(input);
     const turn: StepTurn = {
       sessionId,
       turnId,
@@ -187,6 +190,7 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
       channel: input.channel,
       endpointId: input.endpointId,
       agent: sessionAgent,
+      personId,
     };
     const canned = this.context.trivialReply(sessionAgent, message);
     if (canned !== undefined) return this.answerWithoutModel(turn, canned, options);
@@ -202,8 +206,18 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
       mode: input.promptMode,
       signal: options.signal,
     });
+    // Recalled memories: their own system message after the layered prompt (bounded in time, never throws).
+    const recalled = await this.memory.recallForTurn({ person: personId, agentId: opened.agentId, message, history: opened.history });
+    if (recalled) {
+      ctx.messages.splice(1, 0, { role: 'system', content: recalled });
+      ctx.turnStart += 1;
+    }
     if (ctx.calls.length) await this.sessions.recordProgress({ sessionId, turnId, messages: [], calls: ctx.calls });
-    return this.loop({ turn, messages: ctx.messages, iteration: 1, context: ctx, callId: opened.callId }, options);
+    const result = await this.loop({ turn, messages: ctx.messages, iteration: 1, context: ctx, callId: opened.callId }, options);
+    if (!result.interrupted) {
+      this.memory.rememberTurn({ person: personId, agentId: opened.agentId, sessionId, turnId, user: message, assistant: result.reply });
+    }
+    return result;
   }
 
   /** A retried inbound message: the stored answer if its turn finished, else the turn again in place of the unfinished one. */

@@ -2,6 +2,7 @@ import { DynamicModule, FactoryProvider, Module, ModuleMetadata } from '@nestjs/
 import { AgentModule } from '@nestclaw/agent';
 import { ConfigModule } from '@nestclaw/config';
 import { DbModule } from '@nestclaw/db';
+import { MemoryModule } from '@nestclaw/memory';
 import { SecurityModule } from '@nestclaw/security';
 import { AccessPolicy } from './access/access-policy';
 import { APPROVAL_DECIDER, ApprovalDecider } from './channel.port';
@@ -28,7 +29,7 @@ export class ChannelModule {
   static register(approvals: ChannelApprovals): DynamicModule {
     return {
       module: ChannelModule,
-      imports: [ConfigModule, DbModule, AgentModule, SecurityModule, ...approvals.imports],
+      imports: [ConfigModule, DbModule, AgentModule, SecurityModule, MemoryModule, ...approvals.imports],
       providers: [
         ChannelRegistry,
         InboundPipeline,

@@ -60,20 +60,32 @@ const agentSchema = z.strictObject({
   history_limit: z.number().int().min(0).max(10_000).default(200),
   tools: z
     .array(z.string())
-    .default(['current_time', 'shell', 'file_read', 'file_write', 'file_list', 'http_request', 'web_search', 'skill_read']),
+    .default([
+      'current_time',
+      'shell',
+      'file_read',
+      'file_write',
+      'file_list',
+      'http_request',
+      'web_search',
+      'skill_read',
+      'memory_store',
+      'memory_recall',
+      'memory_forget',
+    ]),
   /** full: every prompt layer; minimal: identity, context and tools only (subagents, cheap tasks); none: no system prompt. */
   prompt_mode: z.enum(['full', 'minimal', 'none']).default('full'),
   /** IANA zone for "current time" in the prompt. */
   timezone: z.string().default('UTC'),
   /** Workspace files (AGENTS.md, SOUL.md, …) injected into the prompt, in characters. */
   bootstrap: z
-    .object({
+    .strictObject({
       max_file_chars: z.number().int().min(200).default(6_000),
       max_total_chars: z.number().int().min(200).default(16_000),
     })
     .prefault({}),
   compaction: z
-    .object({
+    .strictObject({
       /** Compact when the request would exceed this share of the model's context window. */
       share: z.number().min(0.2).max(0.95).default(0.75),
       /** Share of that budget kept as verbatim recent turns. */
@@ -84,7 +96,7 @@ const agentSchema = z.strictObject({
     .prefault({}),
   /** The `spawn` tool: child runs of an agent in their own session (add `spawn` to `tools` to offer it). */
   subagents: z
-    .object({
+    .strictObject({
       /** Agents this one may start: [] none, ["*"] any, or a list of ids. */
       allow_agents: z.array(z.string().min(1)).default([]),
       /** Subagents one session may start in all. */
@@ -97,21 +109,21 @@ const agentSchema = z.strictObject({
     .prefault({}),
   /** Reads HEARTBEAT.md on an interval and acts on what it asks (off by default). */
   heartbeat: z
-    .object({
+    .strictObject({
       enabled: z.boolean().default(false),
       interval: duration.default(1_800_000),
       /** No heartbeats between these local times (HH:MM in the agent's timezone), e.g. 23:00–07:00. */
-      quiet_hours: z.object({ start: z.string().regex(/^\d{2}:\d{2}$/), end: z.string().regex(/^\d{2}:\d{2}$/) }).optional(),
+      quiet_hours: z.strictObject({ start: z.string().regex(/^\d{2}:\d{2}$/), end: z.string().regex(/^\d{2}:\d{2}$/) }).optional(),
       /** Tokens (in + out) heartbeats may spend per day; then they stop until the next day. */
       daily_token_cap: z.number().int().min(0).default(200_000),
     })
     .prefault({}),
   /** Answers greetings and thanks from templates without a model call. Opt-in. */
   classifier: z
-    .object({
+    .strictObject({
       enabled: z.boolean().default(false),
       replies: z
-        .object({
+        .strictObject({
           greeting: z.array(z.string().min(1)).min(1).default(['Hi! How can I help?']),
           greeting_zh: z.array(z.string().min(1)).min(1).default(['你好！有什么可以帮你的？']),
           thanks: z.array(z.string().min(1)).min(1).default(["You're welcome!"]),
@@ -319,6 +331,68 @@ const bindingSchema = z.strictObject({
 });
 export type BindingConfig = z.output<typeof bindingSchema>;
 
+/** Long-term memory (issue 11): Postgres is the truth, the on-disk hybrid index is derived from it. */
+const memorySchema = z
+  .object({
+    enabled: z.boolean().default(true),
+    /** The derived index's directory (default `$NESTCLAW_HOME/memory-index`); deleting it triggers a rebuild. */
+    index_dir: z.string().optional(),
+    /** A `kind: embedding` model; unset = the first one configured; none = keyword-only. */
+    embedding_model: z.string().optional(),
+    /** Budget of the embedding call made while recalling; past it the query runs keyword-only. */
+    embedding_timeout: duration.default(200),
+    recall: z
+      .object({
+        /** Memories put into a turn's prompt, at most. */
+        top_k: z.number().int().min(1).max(50).default(5),
+        /** Token budget of the recalled-memories prompt section. */
+        max_tokens: z.number().int().min(50).max(8000).default(800),
+        /** The whole recall inside a turn; on timeout the turn goes on without memories. */
+        timeout: duration.default(150),
+        mode: z.enum(['keyword', 'vector', 'hybrid']).default('hybrid'),
+      })
+      .prefault({}),
+    fusion: z
+      .object({
+        /** Reciprocal Rank Fusion constant: score = Σ weight / (k + rank). */
+        k: z.number().positive().default(60),
+        keyword_weight: z.number().min(0).default(1),
+        vector_weight: z.number().min(0).default(1),
+        /** Candidates taken from each leg before fusing. */
+        candidates: z.number().int().min(1).max(1000).default(50),
+      })
+      .prefault({}),
+    chunk: z
+      .object({
+        tokens: z.number().int().min(32).max(4000).default(400),
+        overlap: z.number().int().min(0).max(1000).default(80),
+      })
+      .prefault({}),
+    worker: z
+      .object({
+        interval: duration.default(200),
+        batch: z.number().int().min(1).max(10_000).default(512),
+        /** Failures after which a queue entry is parked (shown by /doctor) instead of retried. */
+        max_attempts: z.number().int().min(1).max(100).default(5),
+        backoff_base: duration.default(1000),
+        backoff_max: duration.default(300_000),
+      })
+      .prefault({}),
+    files: z
+      .object({
+        /** Index MEMORY.md and memory/*.md in each agent's workspace. */
+        enabled: z.boolean().default(true),
+        /** Whose memories the workspace files are: the workspace belongs to the operator. */
+        scope: z.string().min(1).default('owner'),
+        scan_interval: duration.default(5_000),
+      })
+      .prefault({}),
+    /** Remember finished turns (user + assistant text), so earlier conversations can be recalled. */
+    transcripts: z.boolean().default(true),
+  })
+  .prefault({});
+export type MemoryConfig = z.output<typeof memorySchema>;
+
 export const configSchema = z
   .strictObject({
     server: z
@@ -456,6 +530,7 @@ export const configSchema = z
         batch: z.number().int().min(1).max(100).default(10),
       })
       .prefault({}),
+    memory: memorySchema,
     security: z
       .strictObject({
         rate_limit: z
@@ -504,6 +579,7 @@ export const STATIC_SECTIONS = [
   'tools',
   'scheduler',
   'observability',
+  'memory',
 ] as const;
 /** Static sections whose security-sensitive keys (allowlists, approvers, rate limits) also apply after the owner confirms a code. */
 export const CONFIRMABLE_SECTIONS: readonly string[] = ['channels', 'security'];

@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigService, redactSecrets, secretValues } from '@nestclaw/config';
 import { DatabaseService } from '@nestclaw/db';
 import { ModelStatus, ProviderStatusService } from '@nestclaw/provider';
+import { MemoryStatusService } from '@nestclaw/memory';
 import { ExecutorSelector } from '@nestclaw/tool';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
@@ -29,6 +31,7 @@ export class DoctorService {
     private readonly db: DatabaseService,
     private readonly providers: ProviderStatusService,
     private readonly sandbox: ExecutorSelector,
+    private readonly moduleRef: ModuleRef,
   ) {}
 
   async run(): Promise<DoctorReport> {
@@ -38,6 +41,7 @@ export class DoctorService {
       ...(await this.checkProviders()),
       this.checkTokenFile(),
       await this.checkSandbox(),
+      ...(await this.checkMemory()),
     ];
     // A probe error may echo what it was sent: no configured secret leaves in the report.
     const secrets = secretValues(this.config.get());
@@ -47,6 +51,46 @@ export class DoctorService {
       ...(c.fix ? { fix: redactSecrets(c.fix, secrets) } : {}),
     });
     return { ok: checks.every((c) => c.status !== 'fail'), checks: checks.map(scrub) };
+  }
+
+  /** Only where the memory module runs (the gateway); the CLI's doctor does not open the index. */
+  private async checkMemory(): Promise<DoctorCheck[]> {
+    let memory: MemoryStatusService;
+    try {
+      memory = this.moduleRef.get(MemoryStatusService, { strict: false });
+    } catch {
+      return [];
+    }
+    try {
+      const s = await memory.status();
+      const checks: DoctorCheck[] = [
+        {
+          name: 'memory',
+          status: s.index.ready ? 'ok' : 'warn',
+          message: `${s.mode}; ${s.memories} memories, ${s.indexedChunks}/${s.chunks} chunks indexed, queue ${s.queue.pending} pending${
+            s.reindex.state === 'running' ? `, rebuilding ${s.reindex.done}/${s.reindex.total}` : ''
+          }`,
+          ...(s.index.ready ? {} : { fix: 'the index is being built from the database; recall uses Postgres meanwhile' }),
+        },
+      ];
+      if (s.mode === 'keyword-only' && s.embedding.model)
+        checks.push({
+          name: 'memory embeddings',
+          status: 'warn',
+          message: `keyword-only: ${s.embedding.lastError?.message ?? 'index has no vectors yet'}`,
+          fix: 'check the embedding model in `nestclaw doctor` providers',
+        });
+      if (s.queue.parked > 0)
+        checks.push({
+          name: 'memory queue',
+          status: 'warn',
+          message: `${s.queue.parked} index_queue entr${s.queue.parked === 1 ? 'y' : 'ies'} parked after repeated failures: ${s.parked.map((p) => `${p.memoryId} (${p.lastError ?? 'no error'})`).join('; ')}`,
+          fix: 'fix the cause, then run `nestclaw memory reindex` (it retries parked entries)',
+        });
+      return checks;
+    } catch (e) {
+      return [{ name: 'memory', status: 'warn', message: `status unavailable: ${(e as Error).message}` }];
+    }
   }
 
   private checkConfig(): DoctorCheck {

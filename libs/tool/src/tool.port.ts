@@ -15,6 +15,8 @@ export interface ToolContext {
   sessionId: string;
   turnId: string;
   agentId: string;
+  /** Whose turn it is (memory scope), when the agent could tell. */
+  personId?: string;
 }
 
 /** What a tool gets to work with: the caller, its workspace and the executor that runs everything. */

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AgentService } from '@nestclaw/agent';
+import { MemoryStore, TurnMemory } from '@nestclaw/memory';
 import { ConfigService } from '@nestclaw/config';
 import type { ChannelAdapter, InboundMessage } from '../channel.port';
 import { ConversationLogService } from '../conversation-log/conversation-log.service';
@@ -7,8 +8,9 @@ import { InboundRepository } from '../inbound/inbound.repository';
 import type { Routed } from '../routing/message-router';
 import { RunningTurns } from '../turn/running-turns';
 import { ApprovalCommands } from './approval-commands';
+import { runMemoryCommand } from './memory-commands';
 
-export const COMMANDS = ['new', 'stop', 'status', 'whoami', 'help', 'approve', 'deny', 'compact'] as const;
+export const COMMANDS = ['new', 'stop', 'status', 'whoami', 'help', 'approve', 'deny', 'compact', 'remember', 'forget'] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 export interface ParsedCommand {
@@ -36,6 +38,7 @@ const HELP = (p: string) =>
     `${p}status — model, session, tokens and cost so far`,
     `${p}whoami — your id as this bot sees it`,
     `${p}approve <id> / ${p}deny <id> — decide a pending tool approval`,
+    `${p}remember <text> / ${p}forget <id> — keep or drop a long-term memory`,
     `${p}help — this list`,
   ].join('\n');
 
@@ -49,6 +52,8 @@ export class ChatCommands {
     private readonly running: RunningTurns,
     private readonly agent: AgentService,
     private readonly approvals: ApprovalCommands,
+    private readonly memoryStore: MemoryStore,
+    private readonly turnMemory: TurnMemory,
   ) {}
 
   async run(m: InboundMessage, routed: Routed, cmd: ParsedCommand): Promise<string> {
@@ -71,6 +76,16 @@ export class ChatCommands {
       case 'approve':
       case 'deny':
         return this.approvals.decide(m, cmd.args[0], cmd.name);
+      case 'remember':
+      case 'forget':
+        return runMemoryCommand(
+          { store: this.memoryStore, turns: this.turnMemory },
+          m,
+          routed.agentId,
+          cmd.name,
+          cmd.args,
+          this.config.get().channels.command_prefix,
+        );
       case 'compact': {
         const r = await this.agent.compact(sessionId).catch((e: Error) => e);
         if (r instanceof Error) return `Could not compact: ${r.message}`;

@@ -1,0 +1,78 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { NestclawError } from '@nestclaw/common';
+import { MemoryService, MemoryStatusService, MemoryStore, OWNER_SCOPE, tokenScope } from '@nestclaw/memory';
+import { OWNER, Principal } from '@nestclaw/security';
+import { CurrentPrincipal } from '../auth/principal.decorator';
+import { validate } from '../http/zod-validation.pipe';
+import { parseQuery, scopeQuerySchema, searchMemorySchema, storeMemorySchema } from './memory.dto';
+
+/** The caller's own person, or (admin scope only) the one named in `scope`. */
+function personFor(principal: Principal, requested: string | undefined): string {
+  const own = principal === OWNER ? OWNER_SCOPE : tokenScope(principal.id);
+  if (requested === undefined || requested === own) return own;
+  if (!principal.scopes.includes('admin'))
+    throw new NestclawError('forbidden', "Only a token with the admin scope may use another person's memory");
+  return requested;
+}
+
+/** Admins read and forget by id whatever the person; everyone else only their own. */
+const byIdScope = (principal: Principal) => (principal.scopes.includes('admin') ? undefined : tokenScope(principal.id));
+
+@Controller('v1/memory')
+export class MemoryController {
+  constructor(
+    private readonly memory: MemoryStore,
+    private readonly memories: MemoryService,
+    private readonly statuses: MemoryStatusService,
+  ) {}
+
+  @Post()
+  @HttpCode(201)
+  async store(@Body() body: unknown, @CurrentPrincipal() principal: Principal) {
+    const dto = validate(storeMemorySchema, body, 'body');
+    const scope = { person: personFor(principal, dto.scope), agentId: dto.agentId };
+    const id = await this.memory.store(dto.content, { scope, source: 'api', metadata: dto.metadata, supersedes: dto.supersedes });
+    return { id };
+  }
+
+  @Get('search')
+  async search(@Query() query: unknown, @CurrentPrincipal() principal: Principal) {
+    const q = parseQuery(searchMemorySchema, query);
+    const scope = { person: personFor(principal, q.scope), agentId: q.agentId };
+    const r = await this.memory.recall(q.q, { scope, topK: q.k, mode: q.mode });
+    return {
+      mode: r.mode,
+      ...(r.fallback ? { fallback: r.fallback } : {}),
+      results: r.results.map((h) => ({ id: h.id, score: h.score, content: h.content, source: h.source, createdAt: h.createdAt })),
+    };
+  }
+
+  @Get('status')
+  status() {
+    return this.statuses.status();
+  }
+
+  @Get(':id')
+  async get(@Param('id') id: string, @Query() query: unknown, @CurrentPrincipal() principal: Principal) {
+    parseQuery(scopeQuerySchema, query);
+    const m = await this.memories.get(id, byIdScope(principal));
+    return {
+      id: m.id,
+      content: m.content,
+      source: m.source,
+      scope: m.scope,
+      agentId: m.agentId,
+      metadata: m.metadata,
+      supersedes: m.supersedes,
+      superseded: m.superseded,
+      createdAt: new Date(m.createdAt).toISOString(),
+      updatedAt: new Date(m.updatedAt).toISOString(),
+    };
+  }
+
+  @Delete(':id')
+  async forget(@Param('id') id: string, @CurrentPrincipal() principal: Principal) {
+    await this.memories.forget(id, byIdScope(principal));
+    return { id, forgotten: true };
+  }
+}

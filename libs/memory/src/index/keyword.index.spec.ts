@@ -1,0 +1,44 @@
+import { indexTerms, queryTerms } from '../text/tokenizer';
+import { KeywordIndex } from './keyword.index';
+
+const doc = (chunkId: string, text: string, scope = 'owner', memoryId = `m-${chunkId}`) => ({
+  chunkId,
+  memoryId,
+  scope,
+  agentId: 'default',
+  terms: indexTerms(text).join(' '),
+});
+
+describe('in-memory BM25 keyword index', () => {
+  it('ranks the document matching more and rarer query terms first', () => {
+    const idx = new KeywordIndex();
+    idx.add(doc('1', "Alice's flight to Lisbon departs at gate B10."));
+    idx.add(doc('2', "Hiro's flight to Seoul departs at gate B17."));
+    idx.add(doc('3', 'Hiro plays the mandolin.'));
+    expect(idx.search('owner', 'default', queryTerms('Hiro flight gate'), 3)).toEqual(['2', '1', '3']);
+  });
+
+  it('sees a document as soon as it is added (no optimize pass)', () => {
+    const idx = new KeywordIndex();
+    for (let i = 0; i < 200; i++) idx.add(doc(String(i), `note ${i} about deploy`));
+    idx.add(doc('x', '张伟对花生过敏'));
+    expect(idx.search('owner', 'default', queryTerms('张伟对什么过敏'), 5)).toEqual(['x']);
+  });
+
+  it("never returns another person's documents", () => {
+    const idx = new KeywordIndex();
+    idx.add(doc('a', 'spare key under the blue flowerpot', 'token:alice'));
+    expect(idx.search('token:bob', 'default', queryTerms('spare key'), 5)).toEqual([]);
+    expect(idx.search('token:alice', 'default', queryTerms('spare key'), 5)).toEqual(['a']);
+  });
+
+  it('drops every chunk of a removed memory', () => {
+    const idx = new KeywordIndex();
+    idx.add(doc('1', 'wifi password zebra', 'owner', 'm1'));
+    idx.add(doc('2', 'wifi password kumquat', 'owner', 'm1'));
+    idx.add(doc('3', 'wifi router in the hall', 'owner', 'm2'));
+    idx.removeMemory('m1');
+    expect(idx.search('owner', 'default', queryTerms('wifi password'), 5)).toEqual(['3']);
+    expect(idx.size).toBe(1);
+  });
+});

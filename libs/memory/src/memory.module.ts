@@ -1,0 +1,79 @@
+import { Injectable, Logger, Module, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
+import { ScheduleModule } from '@nestjs/schedule';
+import { join } from 'node:path';
+import { ConfigService } from '@nestclaw/config';
+import { ProviderModule } from '@nestclaw/provider';
+import { ToolModule, ToolRegistry } from '@nestclaw/tool';
+import { EmbeddingCacheRepository } from './embedding/embedding-cache.repository';
+import { MemoryEmbedder } from './embedding/memory-embedder';
+import { IndexRowBuilder } from './index/index-rows';
+import { LanceIndex } from './index/lance.index';
+import { ReindexService } from './index/reindex.service';
+import { MemoryStatusService } from './memory-status.service';
+import { MemoryStoreService } from './memory-store.service';
+import { MemoryStore, TurnMemory } from './memory.port';
+import { IndexQueueRepository } from './queue/index-queue.repository';
+import { IndexWorker } from './queue/index.worker';
+import { RecallService } from './recall/recall.service';
+import { TurnMemoryService } from './recall/turn-memory.service';
+import { WorkspaceFilesSource } from './sources/workspace-files.source';
+import { MemoryRepository } from './store/memory.repository';
+import { MemoryService } from './store/memory.service';
+import { MemoryForgetTool, MemoryRecallTool, MemoryStoreTool } from './tools/memory.tools';
+
+/** Opens the index at start-up (rebuilding in the background when needed) and registers the memory tools. */
+@Injectable()
+export class MemoryLifecycle implements OnModuleInit, OnApplicationBootstrap {
+  private readonly logger = new Logger('Memory');
+
+  constructor(
+    private readonly config: ConfigService,
+    private readonly index: LanceIndex,
+    private readonly reindex: ReindexService,
+    private readonly tools: ToolRegistry,
+    private readonly store: MemoryStore,
+  ) {}
+
+  onModuleInit(): void {
+    this.tools.register(new MemoryStoreTool(this.store));
+    this.tools.register(new MemoryRecallTool(this.store));
+    this.tools.register(new MemoryForgetTool(this.store));
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    const cfg = this.config.get().memory;
+    if (!cfg.enabled) return;
+    const dir = cfg.index_dir ?? join(this.config.home, 'memory-index');
+    const found = await this.index.open(dir);
+    if (!found) this.logger.log(`no memory index at ${dir}; building it from the database in the background`);
+    this.reindex.ensureCurrent();
+  }
+}
+
+const providers = [
+  MemoryRepository,
+  IndexQueueRepository,
+  EmbeddingCacheRepository,
+  MemoryEmbedder,
+  LanceIndex,
+  IndexRowBuilder,
+  ReindexService,
+  IndexWorker,
+  RecallService,
+  MemoryService,
+  TurnMemoryService,
+  MemoryStatusService,
+  WorkspaceFilesSource,
+  MemoryStoreService,
+  { provide: MemoryStore, useExisting: MemoryStoreService },
+  { provide: TurnMemory, useExisting: TurnMemoryService },
+  MemoryLifecycle,
+];
+
+/** Long-term memory: Postgres truth, index_queue, the derived hybrid index, recall, sources and tools. */
+@Module({
+  imports: [ScheduleModule.forRoot(), ProviderModule, ToolModule],
+  providers,
+  exports: [MemoryStore, TurnMemory, MemoryService, RecallService, ReindexService, MemoryStatusService, IndexWorker, WorkspaceFilesSource],
+})
+export class MemoryModule {}

@@ -1,0 +1,138 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
+import { ConfigService } from '@nestclaw/config';
+import { MemoryEmbedder } from '../embedding/memory-embedder';
+import { IndexRowBuilder } from '../index/index-rows';
+import { LanceIndex } from '../index/lance.index';
+import { ReindexService } from '../index/reindex.service';
+import { MemoryRepository } from '../store/memory.repository';
+import { IndexQueueRepository, QueueEntry } from './index-queue.repository';
+
+const DRAIN = 'memory-index-drain';
+const OPTIMIZE = 'memory-index-optimize';
+
+/**
+ * Drains `index_queue` into the derived index. Each entry means "make the index agree with
+ * Postgres about this memory", so applying one twice is harmless and a crash anywhere only delays
+ * it. Failures retry with exponential backoff and are parked after `memory.worker.max_attempts`
+ * (listed by /doctor). Polls on @nestjs/schedule intervals and is also woken right after a local write.
+ */
+@Injectable()
+export class IndexWorker implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('MemoryWorker');
+  private draining: Promise<number> | undefined;
+  private again = false;
+  private stopped = false;
+  private lastIdleOptimize = 0;
+  /** When each drained entry was created, for the index-lag figure. */
+  lastError: { at: string; message: string } | undefined;
+
+  constructor(
+    private readonly config: ConfigService,
+    private readonly queue: IndexQueueRepository,
+    private readonly memories: MemoryRepository,
+    private readonly index: LanceIndex,
+    private readonly rows: IndexRowBuilder,
+    private readonly reindex: ReindexService,
+    private readonly embedder: MemoryEmbedder,
+    private readonly scheduler: SchedulerRegistry,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    const { worker } = this.config.get().memory;
+    if (!this.config.get().memory.enabled) return;
+    this.scheduler.addInterval(
+      DRAIN,
+      setInterval(() => this.tick(), worker.interval),
+    );
+    this.scheduler.addInterval(
+      OPTIMIZE,
+      setInterval(() => void this.idleOptimize(), 10_000),
+    );
+  }
+
+  onApplicationShutdown(): void {
+    this.stopped = true;
+    for (const name of [DRAIN, OPTIMIZE]) if (this.scheduler.doesExist('interval', name)) this.scheduler.deleteInterval(name);
+  }
+
+  /** Wakes the worker now (after a local write) instead of at the next poll. */
+  kick(): void {
+    setImmediate(() => this.tick());
+  }
+
+  private tick(): void {
+    if (this.stopped) return;
+    this.reindex.ensureCurrent();
+    void this.drain().catch((e: unknown) => this.logger.error(`memory index worker: ${(e as Error).message}`));
+  }
+
+  /** Drains what is due; concurrent calls share one pass (and trigger one more if work arrived meanwhile). */
+  drain(): Promise<number> {
+    if (this.draining) {
+      this.again = true;
+      return this.draining;
+    }
+    this.draining = this.pass().finally(() => {
+      this.draining = undefined;
+      if (this.again && !this.stopped) {
+        this.again = false;
+        this.kick();
+      }
+    });
+    return this.draining;
+  }
+
+  private async pass(): Promise<number> {
+    if (!this.index.ready || this.reindex.isRunning) return 0;
+    const { batch, max_attempts, backoff_base, backoff_max } = this.config.get().memory.worker;
+    const backoff = { maxAttempts: max_attempts, baseMs: backoff_base, maxMs: backoff_max };
+    let total = 0;
+    while (!this.stopped && !this.reindex.isRunning) {
+      const entries = await this.queue.claim(batch);
+      if (entries.length === 0) break;
+      const failures = await this.applyIsolated(entries);
+      const failed = new Set(failures.flatMap((f) => f.ids));
+      await this.queue.complete(entries.filter((e) => !failed.has(e.id)).map((e) => e.id));
+      for (const f of failures) {
+        const parked = await this.queue.fail(f.ids, f.error, backoff);
+        this.lastError = { at: new Date().toISOString(), message: f.error };
+        this.logger.warn(
+          `memory index: ${f.ids.length} entr${f.ids.length === 1 ? 'y' : 'ies'} failed (${f.error})${parked ? `; ${parked} parked` : ''}`,
+        );
+      }
+      total += entries.length;
+      if (entries.length < batch) break;
+    }
+    return total;
+  }
+
+  /** The batch at once; if that fails, entry by entry so one bad memory cannot block the rest. */
+  private async applyIsolated(entries: QueueEntry[]): Promise<{ ids: string[]; error: string }[]> {
+    try {
+      const vectorError = await this.apply(entries);
+      return vectorError ? [{ ids: entries.map((e) => e.id), error: vectorError }] : [];
+    } catch (e) {
+      if (entries.length === 1) return [{ ids: [entries[0].id], error: (e as Error).message }];
+      const out: { ids: string[]; error: string }[] = [];
+      for (const entry of entries) out.push(...(await this.applyIsolated([entry])));
+      return out;
+    }
+  }
+
+  /** Returns an error when the rows went in without vectors (kept for keyword search, retried for vectors). */
+  private async apply(entries: QueueEntry[]): Promise<string | undefined> {
+    const memoryIds = [...new Set(entries.map((e) => e.memoryId))];
+    const chunks = await this.memories.chunksOf(memoryIds);
+    const active = this.index.version?.dims ? this.embedder.active() : undefined;
+    const built = await this.rows.build(chunks, active);
+    await this.index.apply(memoryIds, built.rows);
+    return built.vectorError;
+  }
+
+  private async idleOptimize(): Promise<void> {
+    if (this.draining || this.reindex.isRunning || Date.now() - this.lastIdleOptimize < 30_000) return;
+    this.lastIdleOptimize = Date.now();
+    await this.index.optimize().catch((e: unknown) => this.logger.warn(`memory index optimize: ${(e as Error).message}`));
+  }
+}

@@ -1,0 +1,42 @@
+import { countTokens } from '../text/chunker';
+import type { RecallHit } from './recall.service';
+
+export const SECTION_OPEN = '<recalled_memories>';
+export const SECTION_CLOSE = '</recalled_memories>';
+const HEADER =
+  'Notes recalled from long-term memory about this person (may be outdated; the conversation wins when they disagree). Source and id in brackets:';
+
+const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
+
+/** Drops what the prompt already carries: turns in the history window, or text said there verbatim. */
+export function notInHistory(hits: readonly RecallHit[], history: readonly { turnId: string; content: string }[]): RecallHit[] {
+  const turns = new Set(history.map((h) => `transcript:${h.turnId}`));
+  const said = history.map((h) => squash(h.content)).filter((s) => s.length > 0);
+  return hits.filter((h) => {
+    if (h.sourceKey && turns.has(h.sourceKey)) return false;
+    const text = squash(h.content);
+    return !said.some((s) => s.includes(text));
+  });
+}
+
+/**
+ * The recalled-memories section of a prompt: best hits first, each line whole, stopping before the
+ * token budget is exceeded. Undefined when nothing fits.
+ */
+export function memorySection(
+  hits: readonly RecallHit[],
+  maxTokens: number,
+  count: (s: string) => number = countTokens,
+): string | undefined {
+  let used = count(`${SECTION_OPEN}\n${HEADER}\n${SECTION_CLOSE}`);
+  const lines: string[] = [];
+  for (const h of hits) {
+    const line = `- [${h.source}, ${h.createdAt.slice(0, 10)}, id ${h.id}] ${squash(h.content)}`;
+    const cost = count(line) + 1;
+    if (used + cost > maxTokens) continue;
+    used += cost;
+    lines.push(line);
+  }
+  if (lines.length === 0) return undefined;
+  return [SECTION_OPEN, HEADER, ...lines, SECTION_CLOSE].join('\n');
+}

@@ -1,0 +1,100 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigService } from '@nestclaw/config';
+import { WorkspaceLocator } from '@nestclaw/tool';
+import { MemoryRepository } from '../store/memory.repository';
+import { MemoryService } from '../store/memory.service';
+
+const SCAN = 'memory-workspace-files';
+/** A memory file larger than this is read only up to it (a runaway file must not exhaust memory). */
+const MAX_FILE_BYTES = 2 * 1024 * 1024;
+
+/**
+ * `MEMORY.md` and `memory/*.md` in each agent's workspace become memories of `memory.files.scope`
+ * (the owner by default: the workspace is the operator's). Polled on an interval: a changed file
+ * (size or mtime) is re-read, and re-chunked only when its text changed; a removed file's memory is
+ * forgotten.
+ */
+@Injectable()
+export class WorkspaceFilesSource implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('MemoryFiles');
+  private readonly seen = new Map<string, string>();
+  private scanning = false;
+
+  constructor(
+    private readonly config: ConfigService,
+    private readonly workspaces: WorkspaceLocator,
+    private readonly memories: MemoryService,
+    private readonly repo: MemoryRepository,
+    private readonly scheduler: SchedulerRegistry,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    const { enabled, files } = this.config.get().memory;
+    if (!enabled || !files.enabled) return;
+    void this.scan();
+    this.scheduler.addInterval(
+      SCAN,
+      setInterval(() => void this.scan(), files.scan_interval),
+    );
+  }
+
+  onApplicationShutdown(): void {
+    if (this.scheduler.doesExist('interval', SCAN)) this.scheduler.deleteInterval(SCAN);
+  }
+
+  /** One pass over every agent workspace; returns how many memories changed. */
+  async scan(): Promise<number> {
+    if (this.scanning) return 0;
+    this.scanning = true;
+    let changed = 0;
+    try {
+      const cfg = this.config.get();
+      for (const [agentId, agent] of Object.entries(cfg.agents)) {
+        if (agent.workspace.scope === 'session') continue;
+        const dir = this.workspaces.forContext({ sessionId: '', turnId: '', agentId }, agent).hostPath;
+        changed += await this.scanAgent(agentId, dir, cfg.memory.files.scope);
+      }
+    } catch (e) {
+      this.logger.warn(`scanning workspace memory files failed: ${(e as Error).message}`);
+    } finally {
+      this.scanning = false;
+    }
+    return changed;
+  }
+
+  private async scanAgent(agentId: string, dir: string, scope: string): Promise<number> {
+    const files: string[] = [];
+    if (existsSync(join(dir, 'MEMORY.md'))) files.push('MEMORY.md');
+    const sub = join(dir, 'memory');
+    if (existsSync(sub) && statSync(sub).isDirectory()) {
+      for (const f of readdirSync(sub)) if (f.endsWith('.md') && statSync(join(sub, f)).isFile()) files.push(`memory/${f}`);
+    }
+    const prefix = `file:${agentId}:`;
+    let changed = 0;
+    for (const rel of files) {
+      const path = join(dir, rel);
+      const st = statSync(path);
+      const key = `${prefix}${rel}`;
+      const stamp = `${st.size}:${st.mtimeMs}`;
+      if (this.seen.get(key) === stamp) continue;
+      const text = readFileSync(path).subarray(0, MAX_FILE_BYTES).toString('utf8');
+      if (text.trim()) {
+        if (await this.memories.replace({ scope, agentId, content: text, source: 'file', sourceKey: key, metadata: { path: rel } }))
+          changed++;
+      } else {
+        changed += await this.memories.forgetSourceKeys([key]);
+      }
+      this.seen.set(key, stamp);
+    }
+    const present = new Set(files.map((f) => `${prefix}${f}`));
+    const gone = (await this.repo.liveSourceKeys(prefix)).filter((k) => !present.has(k));
+    if (gone.length) {
+      changed += await this.memories.forgetSourceKeys(gone);
+      for (const k of gone) this.seen.delete(k);
+    }
+    return changed;
+  }
+}

@@ -1,0 +1,282 @@
+/**
+ * npm run bench:memory — issue 11's memory benchmark on this machine's PostgreSQL (embedded if none):
+ * recall quality per mode and language on test/fixtures/memory/eval-set.ts, then scale figures at
+ * 100k chunks (MEMORY_BENCH_CHUNKS): ingest rate, index lag, recall latency per mode, reindex time
+ * with cached embeddings, RSS. Embeddings come from a deterministic local embedder (feature hashing
+ * of the shared tokenizer's terms): it carries lexical signal only, no paraphrase knowledge.
+ */
+import 'reflect-metadata';
+import { Global, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { randomBytes, randomUUID, createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { ConfigModule } from '@nestclaw/config';
+import { DatabaseService, DbModule } from '@nestclaw/db';
+import {
+  IndexWorker,
+  MEMORY_EMBEDDER_OVERRIDE,
+  MemoryModule,
+  MemoryService,
+  queryTerms,
+  RecallMode,
+  RecallService,
+  ReindexService,
+} from '@nestclaw/memory';
+import { buildEvalSet, Lang } from '../fixtures/memory/eval-set';
+
+const CHUNKS = Number(process.env.MEMORY_BENCH_CHUNKS ?? 100_000);
+const DIMS = 256;
+
+function localEmbedding(text: string): number[] {
+  const v = new Float64Array(DIMS);
+  const feats = [...queryTerms(text)];
+  for (const f of feats) {
+    const h = createHash('md5').update(f).digest();
+    v[h.readUInt16LE(0) % DIMS] += h[2] & 1 ? 1 : -1;
+  }
+  const norm = Math.hypot(...v) || 1;
+  return Array.from(v, (x) => x / norm);
+}
+
+const embedder = {
+  key: `local-hash:${DIMS}`,
+  embedder: {
+    kind: 'local',
+    model: 'local-hash',
+    embed: async (texts: string[]) => ({ vectors: texts.map(localEmbedding), inputTokens: 0, model: 'local-hash' }),
+  },
+};
+
+@Global()
+@Module({ providers: [{ provide: MEMORY_EMBEDDER_OVERRIDE, useValue: embedder }], exports: [MEMORY_EMBEDDER_OVERRIDE] })
+class BenchEmbedderModule {}
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
+const ms = (x: number) => `${x.toFixed(2)} ms`;
+const mb = () => Math.round(process.memoryUsage().rss / 1024 / 1024);
+
+async function drained(db: DatabaseService, worker: IndexWorker): Promise<void> {
+  for (;;) {
+    await worker.drain();
+    const { rows } = await db.pool.query<{ n: string }>(`SELECT count(*) AS n FROM index_queue WHERE parked_at IS NULL`);
+    if (rows[0].n === '0') return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+async function main(): Promise<void> {
+  const admin = process.env.NESTCLAW_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const name = `nestclaw_bench_${randomBytes(4).toString('hex')}`;
+  let url: string | undefined;
+  try {
+    const c = new Client({ connectionString: admin, connectionTimeoutMillis: 2000 });
+    await c.connect();
+    await c.query(`CREATE DATABASE ${name}`);
+    await c.end();
+    const u = new URL(admin);
+    u.pathname = `/${name}`;
+    url = u.toString();
+  } catch {
+    url = undefined;
+  }
+  const home = mkdtempSync(join(tmpdir(), 'nestclaw-membench-'));
+  const env = {
+    NESTCLAW_HOME: home,
+    ...(url ? { DATABASE_URL: url } : {}),
+    NESTCLAW_MEMORY__FILES__ENABLED: 'false',
+    NESTCLAW_MEMORY__TRANSCRIPTS: 'false',
+    NESTCLAW_MEMORY__WORKER__INTERVAL: '50',
+    NESTCLAW_MEMORY__WORKER__BATCH: '2000',
+  };
+  @Module({ imports: [ConfigModule.forRoot({ env }), DbModule.forRoot({ migrate: true }), BenchEmbedderModule, MemoryModule] })
+  class BenchModule {}
+  const app = await NestFactory.createApplicationContext(BenchModule, { logger: ['error', 'warn'] });
+  await app.init();
+  const db = app.get(DatabaseService);
+  const memory = app.get(MemoryService);
+  const recall = app.get(RecallService);
+  const reindex = app.get(ReindexService);
+  const worker = app.get(IndexWorker);
+  await reindex.wait();
+  const out: string[] = [`# memory benchmark (${url ? 'PostgreSQL server' : 'embedded PostgreSQL'}, ${new Date().toISOString()})`];
+  const log = (line: string) => {
+    out.push(line);
+    console.log(line);
+  };
+
+  // ---- quality on the evaluation set
+  const set = buildEvalSet();
+  const ids = new Map<string, string>();
+  for (const f of set.facts) {
+    ids.set(
+      f.key,
+      await memory.store({
+        scope: 'owner',
+        agentId: 'default',
+        content: f.text,
+        source: 'api',
+        supersedes: f.supersedes ? ids.get(f.supersedes) : undefined,
+      }),
+    );
+  }
+  await drained(db, worker);
+  const quality = async (label: string) => {
+    log(`\n## quality ${label}: ${set.facts.length} facts, ${set.queries.length} queries`);
+    log('| mode | lang | Recall@5 | nDCG@10 | MRR | zero-hit (answerable) | zero-hit (words in fact) | abstentions with hits |');
+    log('|---|---|---|---|---|---|---|---|');
+    const mrrByMode: Record<string, number> = {};
+    for (const mode of ['keyword', 'vector', 'hybrid'] as RecallMode[]) {
+      for (const lang of ['zh', 'en', 'mixed', 'all'] as (Lang | 'all')[]) {
+        const qs = set.queries.filter((q) => lang === 'all' || q.lang === lang);
+        let r5 = 0,
+          ndcg = 0,
+          mrr = 0,
+          zero = 0,
+          zeroWords = 0,
+          answerable = 0,
+          words = 0,
+          abst = 0,
+          abstHits = 0;
+        for (const q of qs) {
+          const res = await recall.recall({ scope: 'owner', agentId: 'default', query: q.text, topK: 10, mode });
+          if (!q.answer) {
+            abst++;
+            if (res.results.length) abstHits++;
+            continue;
+          }
+          answerable++;
+          const rank = res.results.findIndex((h) => h.id === ids.get(q.answer!)) + 1;
+          if (rank > 0 && rank <= 5) r5++;
+          if (rank > 0) {
+            ndcg += 1 / Math.log2(rank + 1);
+            mrr += 1 / rank;
+          }
+          if (res.results.length === 0) zero++;
+          if (q.wordsInFact) {
+            words++;
+            if (rank === 0) zeroWords++;
+          }
+        }
+        if (lang === 'all') mrrByMode[mode] = mrr / answerable;
+        log(
+          `| ${mode} | ${lang} | ${(r5 / answerable).toFixed(3)} | ${(ndcg / answerable).toFixed(3)} | ${(mrr / answerable).toFixed(3)} | ${(zero / answerable).toFixed(3)} | ${(zeroWords / Math.max(1, words)).toFixed(3)} (${words} q) | ${abstHits}/${abst} |`,
+        );
+      }
+    }
+    log(`hybrid MRR ${mrrByMode.hybrid.toFixed(3)} vs keyword ${mrrByMode.keyword.toFixed(3)} (target: hybrid ≥ keyword)`);
+  };
+  await quality('(empty index)');
+
+  // ---- ingest rate and index lag (through MemoryService.store, the worker running)
+  const words = [
+    '部署',
+    '会议',
+    'invoice',
+    'deploy',
+    '预算',
+    'backup',
+    '客户',
+    'latency',
+    '合同',
+    'release',
+    '飞书',
+    'kubernetes',
+    '报销',
+    'oncall',
+    '测试',
+  ];
+  const synth = (i: number) =>
+    `${words[i % 15]} ${words[(i * 7) % 15]} 记录 ${i}: ${words[(i * 11) % 15]} note number ${i} about ${words[(i * 13) % 15]} 第${i % 97}项`;
+  const N_INGEST = 5000;
+  let t0 = performance.now();
+  for (let i = 0; i < N_INGEST; i += 50) {
+    await Promise.all(
+      Array.from({ length: 50 }, (_, j) => memory.store({ scope: 'owner', agentId: 'default', content: synth(i + j), source: 'api' })),
+    );
+  }
+  await drained(db, worker);
+  const ingestRate = N_INGEST / ((performance.now() - t0) / 1000);
+  log(`\n## ingest: ${N_INGEST} chunks stored and indexed at ${Math.round(ingestRate)} chunks/s (target ≥ 1000)`);
+  const lags: number[] = [];
+  for (let i = 0; i < 100; i++) {
+    const id = await memory.store({ scope: 'owner', agentId: 'default', content: synth(900_000 + i), source: 'api' });
+    const t = performance.now();
+    for (;;) {
+      const { rows } = await db.pool.query(`SELECT 1 FROM index_queue WHERE memory_id = $1`, [id]);
+      if (rows.length === 0) break;
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    lags.push(performance.now() - t);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  log(`index lag after commit: p50 ${ms(pct(lags, 50))}, p95 ${ms(pct(lags, 95))} (target p95 ≤ 1 s)`);
+
+  // ---- bulk load to CHUNKS, rebuild, latency
+  const rssBefore = mb();
+  const have = Number((await db.pool.query<{ n: string }>(`SELECT count(*) AS n FROM memory_chunks`)).rows[0].n);
+  for (let start = have; start < CHUNKS; start += 5000) {
+    const n = Math.min(5000, CHUNKS - start);
+    const rows = Array.from({ length: n }, (_, j) => ({ id: randomUUID(), text: synth(start + j) }));
+    const hashes = rows.map((r) => createHash('sha256').update(r.text).digest('hex'));
+    await db.pool.query(
+      `WITH m AS (INSERT INTO memories (id, scope, agent_id, content, source, content_hash)
+                  SELECT x.id, 'owner', 'default', x.t, 'api', x.h FROM unnest($1::uuid[], $2::text[], $3::text[]) AS x(id, t, h) RETURNING id, content, content_hash)
+       INSERT INTO memory_chunks (memory_id, seq, text, token_count, content_hash) SELECT id, 0, content, 20, content_hash FROM m`,
+      [rows.map((r) => r.id), rows.map((r) => r.text), hashes],
+    );
+  }
+  // A production database is analysed by autovacuum after a bulk change; do it now so plans are realistic.
+  await db.pool.query('ANALYZE memories; ANALYZE memory_chunks; ANALYZE memory_embeddings');
+  t0 = performance.now();
+  reindex.start('benchmark: first build, embeddings computed');
+  await reindex.wait();
+  const firstBuild = (performance.now() - t0) / 1000;
+  t0 = performance.now();
+  reindex.start('benchmark: rebuild with cached embeddings');
+  await reindex.wait();
+  const cachedBuild = (performance.now() - t0) / 1000;
+  log(
+    `\n## ${CHUNKS} chunks: first build ${firstBuild.toFixed(1)} s, reindex with cached embeddings ${cachedBuild.toFixed(1)} s (target ≤ 60 s)`,
+  );
+  log(`reindex state: ${JSON.stringify(reindex.progress)}`);
+  for (const mode of ['keyword', 'vector', 'hybrid'] as RecallMode[]) {
+    const times: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      for (const q of set.queries) {
+        const t = performance.now();
+        await recall.recall({ scope: 'owner', agentId: 'default', query: q.text, topK: 10, mode });
+        times.push(performance.now() - t);
+      }
+    }
+    log(
+      `recall ${mode} at ${CHUNKS}: p50 ${ms(pct(times, 50))}, p95 ${ms(pct(times, 95))}, p99 ${ms(pct(times, 99))} (target p95 ≤ 10 ms)`,
+    );
+  }
+  await quality(`(with ${CHUNKS} distractor chunks in the same scope)`);
+  log(
+    `\nRSS: ${rssBefore} MB before loading, ${mb()} MB with ${CHUNKS} chunks indexed and queried (+${mb() - rssBefore} MB; target ≤ +150 MB)`,
+  );
+
+  await app.close();
+  rmSync(home, { recursive: true, force: true });
+  if (url) {
+    const c = new Client({ connectionString: admin });
+    await c.connect();
+    await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await c.end();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (e: unknown) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

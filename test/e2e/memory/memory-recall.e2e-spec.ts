@@ -1,0 +1,87 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startHarness, Harness } from '../../support/gateway-harness';
+import { indexed, memoryPrompt, pairedToken, waitFor } from './memory-spec.support';
+
+/** Acceptance of issue 11 on the real Postgres: what is stored is recalled in later turns of the same person only. */
+describe('memory recall in turns', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ config: { memory: { files: { scan_interval: 200 } } } });
+  });
+  afterAll(() => h.stop());
+
+  const chat = async (message: string, token?: string) => {
+    const res = await h.api('/v1/chat', { json: { message }, ...(token ? { headers: { authorization: `Bearer ${token}` } } : {}) });
+    expect(res.status).toBe(200);
+    return memoryPrompt(h.llm);
+  };
+
+  it('recalls a memory stored through the API in a later turn of another session of the same person', async () => {
+    const res = await h.api('/v1/memory', { json: { content: '我对花生过敏，不能吃花生酱' } });
+    expect(res.status).toBe(201);
+    const { id } = (await res.json()) as { id: string };
+    await indexed(h);
+    const prompt = await chat('我对什么过敏？');
+    expect(prompt).toContain('我对花生过敏');
+    expect(prompt).toContain(id);
+  });
+
+  it('recalls a memory stored by the memory_store tool in a later session', async () => {
+    await chat('[tool:memory_store {"content":"The staging database password rotates every Tuesday"}]');
+    const toolResult = h.llm.requests[h.llm.requests.length - 1].body.messages.find((m) => m.role === 'tool');
+    const { id } = JSON.parse(toolResult?.content ?? '{}') as { id?: string };
+    expect((await (await h.api(`/v1/memory/${id}`)).json()) as { source: string }).toMatchObject({ source: 'tool' });
+    await indexed(h);
+    const prompt = await chat('when does the staging password rotate?');
+    expect(prompt).toContain('rotates every Tuesday');
+  });
+
+  it('recalls what an edited MEMORY.md says', async () => {
+    const dir = join(h.home, 'workspaces', 'agents', 'default');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'MEMORY.md'), '# Notes\n\n飞书的插件需要重新配置，负责人是王小明。\n');
+    await waitFor(async () => ((await chat('飞书插件配置')) ?? '').includes('王小明'));
+    writeFileSync(join(dir, 'MEMORY.md'), '# Notes\n\nThe Grafana dashboard moved to grafana.internal.example.\n');
+    await waitFor(async () => ((await chat('where is the grafana dashboard')) ?? '').includes('grafana.internal.example'));
+    expect((await chat('飞书插件配置')) ?? '').not.toContain('王小明');
+  });
+
+  it("never recalls one person's memory for another person", async () => {
+    const alice = await pairedToken(h, 'alice');
+    const bob = await pairedToken(h, 'bob');
+    const stored = await h.api('/v1/memory', {
+      json: { content: 'Alice keeps her spare key under the blue flowerpot' },
+      headers: { authorization: `Bearer ${alice}` },
+    });
+    expect(stored.status).toBe(201);
+    await indexed(h);
+    expect(await chat('where is the spare key under the flowerpot?', alice)).toContain('blue flowerpot');
+    expect((await chat('where is the spare key under the flowerpot?', bob)) ?? '').not.toContain('blue flowerpot');
+    expect((await chat('where is the spare key under the flowerpot?')) ?? '').not.toContain('blue flowerpot');
+    const search = await h.api('/v1/memory/search?q=spare%20key', { headers: { authorization: `Bearer ${bob}` } });
+    const found = ((await search.json()) as { results: { content: string }[] }).results;
+    expect(found.map((r) => r.content).join('\n')).not.toContain('blue flowerpot');
+  });
+
+  it('forgets immediately, even while the index worker is behind', async () => {
+    const { id } = (await (await h.api('/v1/memory', { json: { content: 'The office wifi password is zebra-kumquat-42' } })).json()) as {
+      id: string;
+    };
+    await waitFor(async () => ((await chat('office wifi password')) ?? '').includes('zebra-kumquat'));
+    const del = await h.api(`/v1/memory/${id}`, { method: 'DELETE' });
+    expect(del.status).toBe(200);
+    // No wait: recall re-reads hits from Postgres, so the stale index row cannot bring it back.
+    expect((await chat('office wifi password')) ?? '').not.toContain('zebra-kumquat');
+    expect((await h.api(`/v1/memory/${id}`)).status).toBe(404);
+  });
+
+  it('recalls a finished turn in another session, but not in the session whose history already holds it', async () => {
+    const first = await h.api('/v1/chat', { json: { message: 'My cat is called Mochi and she is 3 years old' } });
+    const { sessionId } = (await first.json()) as { sessionId: string };
+    await indexed(h);
+    expect(await chat('what is my cat called?')).toContain('called Mochi and she is 3');
+    await h.api('/v1/chat', { json: { message: 'what is my cat called?', sessionId } });
+    expect(memoryPrompt(h.llm) ?? '').not.toContain('called Mochi and she is 3');
+  });
+});
