@@ -92,7 +92,7 @@ describe('SessionRepository (real database)', () => {
   it('marks turns left pending by a crash as interrupted', async () => {
     const id = uniqueId('s');
     await repo.openTurn(turn(id, 'cut off'));
-    expect(await repo.interruptOpenTurns()).toBeGreaterThanOrEqual(1);
+    expect((await repo.interruptOpenTurns()).turns).toBeGreaterThanOrEqual(1);
     expect((await repo.listMessages(id, 0, 10)).map((m) => m.status)).toEqual(['interrupted']);
   });
 
