@@ -1,7 +1,7 @@
 import { Injectable, Logger, Module, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
-import { ScheduleModule } from '@nestjs/schedule';
 import { join } from 'node:path';
-import { ConfigService } from '@nestclaw/config';
+import { ConfigModule, ConfigService } from '@nestclaw/config';
+import { DbModule } from '@nestclaw/db';
 import { ProviderModule } from '@nestclaw/provider';
 import { ToolModule, ToolRegistry } from '@nestclaw/tool';
 import { EmbeddingCacheRepository } from './embedding/embedding-cache.repository';
@@ -72,7 +72,8 @@ const providers = [
 
 /** Long-term memory: Postgres truth, index_queue, the derived hybrid index, recall, sources and tools. */
 @Module({
-  imports: [ScheduleModule.forRoot(), ProviderModule, ToolModule],
+  // The scheduler itself (ScheduleModule.forRoot) is the composition root's: one per process.
+  imports: [ConfigModule, DbModule, ProviderModule, ToolModule],
   providers,
   exports: [MemoryStore, TurnMemory, MemoryService, RecallService, ReindexService, MemoryStatusService, IndexWorker, WorkspaceFilesSource],
 })

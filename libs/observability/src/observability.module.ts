@@ -1,4 +1,4 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { MetricsService } from './metrics/metrics.service';
 
 /**
@@ -6,6 +6,5 @@ import { MetricsService } from './metrics/metrics.service';
  * configured before Nest starts (configureTelemetry, startTracing) so every lib's constructors can
  * already register their gauges; this module only exposes the scrape to the gateway.
  */
-@Global()
 @Module({ providers: [MetricsService], exports: [MetricsService] })
 export class ObservabilityModule {}
