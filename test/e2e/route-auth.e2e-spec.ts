@@ -17,7 +17,8 @@ interface Route {
 }
 
 /** Only these answer without a token: the liveness probe and the trade of a one-time pairing code. */
-const PUBLIC_ROUTES = ['GET /health', 'POST /v1/pair'];
+// The probes (liveness, readiness) answer orchestrators without a token; the pairing exchange is how a token is got.
+const PUBLIC_ROUTES = ['GET /health', 'GET /health/live', 'GET /health/ready', 'POST /v1/pair'];
 
 /** Every route Nest registered, read from its controllers the way the router reads them. */
 function nestRoutes(h: Harness): Route[] {
@@ -97,7 +98,7 @@ describe('bearer auth on every route', () => {
     expect(serverRoutes(h)).toEqual(routes.map((r) => `${r.method} ${r.path}`).sort());
   });
 
-  it('leaves only the health probe and the pairing-code exchange public', () => {
+  it('leaves only the health probes and the pairing-code exchange public', () => {
     expect(
       routes
         .filter((r) => r.isPublic)

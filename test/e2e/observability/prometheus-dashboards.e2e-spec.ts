@@ -40,7 +40,7 @@ describe('dashboards against a real Prometheus scraping the gateway', () => {
     o = await startObservedGateway({
       providers: { primary: 'flaky', fallback: ['fake'], retry: { max_attempts: 2, base_delay: 10, max_delay: 50 } },
       agents: { default: { tools: ['current_time', 'shell', 'file_list'], budget: { daily_usd: 100, monthly_usd: 1000 } } },
-      tools: { sandbox: 'native', approval: { required: ['file_list'] } },
+      tools: { approval: { required: ['file_list'] } },
       channels: { telegram: { enabled: true, token: tg.token, api_root: tg.url, allow_from: ['42'], poll_timeout: 1 } },
     });
     dir = mkdtempSync(join(tmpdir(), 'nestclaw-prom-'));

@@ -207,7 +207,9 @@ export class LanceIndex implements OnApplicationShutdown {
     return !!s && s.schema === expected.schema && s.tokenizer === expected.tokenizer && s.embedding === expected.embedding;
   }
 
-  onApplicationShutdown(): void {
+  /** After the worker stopped (IndexWorker.beforeApplicationShutdown): queued writes finish before the native handles close. */
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.race([this.writes, new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
     this.table?.close();
     this.db?.close();
   }

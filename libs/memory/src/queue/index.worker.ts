@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { ConfigService } from '@nestclaw/config';
 import { MemoryEmbedder } from '../embedding/memory-embedder';
@@ -17,13 +17,17 @@ const OPTIMIZE = 'memory-index-optimize';
  * it. Failures retry with exponential backoff and are parked after `memory.worker.max_attempts`
  * (listed by /doctor). Polls on @nestjs/schedule intervals and is also woken right after a local write.
  */
+/** How long shutdown waits for index work in flight. */
+const SHUTDOWN_WAIT_MS = 10_000;
+
 @Injectable()
-export class IndexWorker implements OnApplicationBootstrap, OnApplicationShutdown {
+export class IndexWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('MemoryWorker');
   private draining: Promise<number> | undefined;
   private again = false;
   private stopped = false;
   private lastIdleOptimize = 0;
+  private optimizing: Promise<void> | undefined;
   /** When each drained entry was created, for the index-lag figure. */
   lastError: { at: string; message: string } | undefined;
 
@@ -51,9 +55,15 @@ export class IndexWorker implements OnApplicationBootstrap, OnApplicationShutdow
     );
   }
 
-  onApplicationShutdown(): void {
+  /**
+   * Before the pool and the index close: stop taking work and let a pass, an optimize or a rebuild
+   * still touching the index finish (bounded), so nothing uses a closed table or pool.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
     for (const name of [DRAIN, OPTIMIZE]) if (this.scheduler.doesExist('interval', name)) this.scheduler.deleteInterval(name);
+    const settled = Promise.allSettled([this.draining, this.optimizing, this.reindex.wait()]);
+    await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, SHUTDOWN_WAIT_MS).unref())]);
   }
 
   /** Wakes the worker now (after a local write) instead of at the next poll. */
@@ -133,6 +143,8 @@ export class IndexWorker implements OnApplicationBootstrap, OnApplicationShutdow
   private async idleOptimize(): Promise<void> {
     if (this.draining || this.reindex.isRunning || Date.now() - this.lastIdleOptimize < 30_000) return;
     this.lastIdleOptimize = Date.now();
-    await this.index.optimize().catch((e: unknown) => this.logger.warn(`memory index optimize: ${(e as Error).message}`));
+    this.optimizing = this.index.optimize().catch((e: unknown) => this.logger.warn(`memory index optimize: ${(e as Error).message}`));
+    await this.optimizing;
+    this.optimizing = undefined;
   }
 }
