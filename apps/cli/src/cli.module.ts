@@ -28,7 +28,7 @@ export class CliModule {
   static forAgentContext(): DynamicModule {
     return {
       module: CliModule,
-      imports: [ConfigModule.forRoot({ watch: false })],
+      imports: [ConfigModule.forRoot({ watch: false }), ConfigModule],
       providers: [WorkspaceLocator, ToolRegistry, BootstrapFiles, SkillCatalog, SystemPromptBuilder],
     };
   }
