@@ -2,14 +2,14 @@ import './lib-aliases';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { Client, Pool } from 'pg';
 import { migrationsDir, runMigrations, startEmbeddedPostgres } from '@nestclaw/db';
 
 /**
  * Migrated templates, built once per run by a global setup (which runs outside jest's module
  * registry, hence lib-aliases). Workers find them through NESTCLAW_TEST_PG_TEMPLATE (a database on
- * the server) and NESTCLAW_TEST_EMBEDDED_TEMPLATE (a PGlite data directory).
+ * the server) and NESTCLAW_TEST_EMBEDDED_TEMPLATE (an embedded data directory).
  */
 export async function buildServerTemplate(admin: string): Promise<void> {
   const name = `nestclaw_tpl_${randomBytes(5).toString('hex')}`;
@@ -38,7 +38,9 @@ export async function buildEmbeddedTemplate(): Promise<void> {
     await pool.end();
     await embedded.stop();
   }
-  process.env.NESTCLAW_TEST_EMBEDDED_TEMPLATE = join(home, 'pgdata');
+  // The data directory's place under $NESTCLAW_HOME depends on the engine (postgres/ native, pgdata/ PGlite).
+  process.env.NESTCLAW_TEST_EMBEDDED_TEMPLATE = embedded.dataDir;
+  process.env.NESTCLAW_TEST_EMBEDDED_TEMPLATE_DIR = relative(home, embedded.dataDir);
 }
 
 /** Drops what the build functions made (clones are dropped by the files that made them). */

@@ -41,7 +41,8 @@ export async function createTestDatabase(): Promise<TestDatabase> {
  */
 export function seedEmbeddedHome(home: string): boolean {
   const template = process.env.NESTCLAW_TEST_EMBEDDED_TEMPLATE;
-  if (realPostgresAvailable() || !template || existsSync(join(home, 'pgdata'))) return false;
-  cpSync(template, join(home, 'pgdata'), { recursive: true });
+  const dir = process.env.NESTCLAW_TEST_EMBEDDED_TEMPLATE_DIR ?? 'pgdata';
+  if (realPostgresAvailable() || !template || existsSync(join(home, dir))) return false;
+  cpSync(template, join(home, dir), { recursive: true });
   return true;
 }

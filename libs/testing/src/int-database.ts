@@ -43,7 +43,7 @@ export async function openIntDatabase(): Promise<IntDatabase> {
   }
   if (embeddedTemplate) {
     const home = mkdtempSync(join(tmpdir(), 'nestclaw-int-'));
-    cpSync(embeddedTemplate, join(home, 'pgdata'), { recursive: true });
+    cpSync(embeddedTemplate, join(home, process.env.NESTCLAW_TEST_EMBEDDED_TEMPLATE_DIR ?? 'pgdata'), { recursive: true });
     const db = await DatabaseService.connect(testConfigService({}, home), { migrate: false });
     return {
       db,
