@@ -11,13 +11,15 @@ describe('idempotent model requests', () => {
 
   beforeAll(async () => {
     [model] = await startFakes(1);
-    // No system prompt: its "current time" line changes every minute, and with it the request, so a
-    // restart that crosses a minute would make the same question a different request.
+    // No system prompt (its "current time" line changes every minute) and no long-term memory (the
+    // first answer, recalled into the next session's prompt): either would make the repeated question
+    // a different request.
     h = await startHarness({
       config: {
         models: { main: openAiModel(model, 'main-model') },
         providers: { idempotency_ttl: '10m' },
         agents: { default: { prompt_mode: 'none' } },
+        memory: { enabled: false },
       },
     });
   });
