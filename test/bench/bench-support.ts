@@ -4,12 +4,12 @@
  * client with timings, and the conversation loops. Used by gateway.bench.ts and soak.bench.ts.
  */
 import { ChildProcess, fork, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
 import type { FakeLlmLastReply } from './fake-llm.process';
+import { createScratchDatabase } from '../support/scratch-database';
 
 export const ROOT = resolve(__dirname, '../..');
 export const GATEWAY_MAIN = join(ROOT, 'dist/apps/gateway/main.js');
@@ -117,25 +117,9 @@ export async function startFakeLlm(): Promise<FakeLlm> {
 // ───────────────────────────── database ─────────────────────────────
 
 export async function createDatabase(adminUrl: string): Promise<string> {
-  const name = `nestclaw_bench_${randomBytes(5).toString('hex')}`;
-  const client = new Client({ connectionString: adminUrl, connectionTimeoutMillis: 3000 });
-  await client.connect();
-  try {
-    await client.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await client.end();
-  }
-  cleanups.push(async () => {
-    const c = new Client({ connectionString: adminUrl, connectionTimeoutMillis: 3000 });
-    await c.connect();
-    try {
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    } finally {
-      await c.end();
-    }
-  });
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
+  const scratch = await createScratchDatabase(adminUrl, 'nestclaw_bench');
+  cleanups.push(scratch.drop);
+  const url = new URL(scratch.url);
   // Experiments: server settings for the gateway's connections, e.g. "-c synchronous_commit=off".
   if (process.env.NESTCLAW_BENCH_PG_OPTIONS) url.searchParams.set('options', process.env.NESTCLAW_BENCH_PG_OPTIONS);
   return url.toString();

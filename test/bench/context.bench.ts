@@ -16,14 +16,13 @@ import Module from 'node:module';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { Client } from 'pg';
 import { stringify } from 'yaml';
 import type * as CommonLib from '@nestclaw/common';
 import type * as AgentLib from '@nestclaw/agent';
 import type { FakeOpenAiServer as FakeServer } from '../fixtures/fake-openai.server';
 import type * as SummarizerFixture from '../fixtures/fake-summarizer';
 import type * as ProcessSupport from '../support/gateway-process';
+import { tryScratchDatabase } from '../support/scratch-database';
 
 const ROOT = resolve(__dirname, '../..');
 const loader = Module as unknown as { _resolveFilename(request: string, ...rest: unknown[]): string };
@@ -46,26 +45,7 @@ const TOKEN = 'bench-token-0123456789';
 
 async function scratchDatabase(): Promise<{ url?: string; drop(): Promise<void> }> {
   const admin = process.env.NESTCLAW_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-  const client = new Client({ connectionString: admin, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-  } catch {
-    return { drop: async () => undefined };
-  }
-  const name = `nestclaw_bench_ctx_${randomBytes(4).toString('hex')}`;
-  await client.query(`CREATE DATABASE ${name}`);
-  await client.end();
-  const url = new URL(admin);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const c = new Client({ connectionString: admin });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
+  return (await tryScratchDatabase(admin, 'nestclaw_bench_ctx')) ?? { drop: async () => undefined };
 }
 
 const requestTokens = (body: FakeServer['requests'][number]['body']) =>

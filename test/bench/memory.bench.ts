@@ -8,11 +8,10 @@
 import 'reflect-metadata';
 import { Global, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { randomBytes, randomUUID, createHash } from 'node:crypto';
+import { randomUUID, createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from 'pg';
 import { ConfigModule } from '@nestclaw/config';
 import { DatabaseService, DbModule } from '@nestclaw/db';
 import {
@@ -26,6 +25,7 @@ import {
   ReindexService,
 } from '@nestclaw/memory';
 import { buildEvalSet, Lang } from '../fixtures/memory/eval-set';
+import { tryScratchDatabase } from '../support/scratch-database';
 
 const CHUNKS = Number(process.env.MEMORY_BENCH_CHUNKS ?? 100_000);
 const DIMS = 256;
@@ -72,19 +72,8 @@ async function drained(db: DatabaseService, worker: IndexWorker): Promise<void> 
 
 async function main(): Promise<void> {
   const admin = process.env.NESTCLAW_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-  const name = `nestclaw_bench_${randomBytes(4).toString('hex')}`;
-  let url: string | undefined;
-  try {
-    const c = new Client({ connectionString: admin, connectionTimeoutMillis: 2000 });
-    await c.connect();
-    await c.query(`CREATE DATABASE ${name}`);
-    await c.end();
-    const u = new URL(admin);
-    u.pathname = `/${name}`;
-    url = u.toString();
-  } catch {
-    url = undefined;
-  }
+  const scratch = await tryScratchDatabase(admin, 'nestclaw_bench_memory');
+  const url = scratch?.url;
   const home = mkdtempSync(join(tmpdir(), 'nestclaw-membench-'));
   const env = {
     NESTCLAW_HOME: home,
@@ -265,12 +254,7 @@ async function main(): Promise<void> {
 
   await app.close();
   rmSync(home, { recursive: true, force: true });
-  if (url) {
-    const c = new Client({ connectionString: admin });
-    await c.connect();
-    await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await c.end();
-  }
+  await scratch?.drop();
 }
 
 main().then(

@@ -19,12 +19,11 @@
  * Env: NESTCLAW_BENCH_PG_URL (admin URL, default postgres://postgres@127.0.0.1:5432/postgres).
  */
 import { ChildProcess, fork, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, createServer, request as httpRequest } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Client } from 'pg';
+import { createScratchDatabase } from '../support/scratch-database';
 
 const ROOT = resolve(__dirname, '../..');
 const GATEWAY_MAIN = join(ROOT, 'dist/apps/gateway/main.js');
@@ -92,20 +91,9 @@ async function startOtlpReceiver(): Promise<{ url: string; stats: { requests: nu
 }
 
 async function createDatabase(): Promise<string> {
-  const name = `nestclaw_obsbench_${randomBytes(5).toString('hex')}`;
-  const admin = new Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  cleanups.push(async () => {
-    const c = new Client({ connectionString: ADMIN_URL });
-    await c.connect();
-    await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
-    await c.end();
-  });
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
+  const scratch = await createScratchDatabase(ADMIN_URL, 'nestclaw_obsbench');
+  cleanups.push(scratch.drop);
+  return scratch.url;
 }
 
 async function startGateway(config: Record<string, unknown>, env: NodeJS.ProcessEnv = {}): Promise<URL & { pid: number }> {

@@ -1,9 +1,9 @@
 import './lib-aliases';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { Client, Pool } from 'pg';
+import { createScratchDatabase } from './scratch-database';
 import { migrationsDir, runMigrations, startEmbeddedPostgres } from '@nestclaw/db';
 
 /**
@@ -12,20 +12,14 @@ import { migrationsDir, runMigrations, startEmbeddedPostgres } from '@nestclaw/d
  * the server) and NESTCLAW_TEST_EMBEDDED_TEMPLATE (an embedded data directory).
  */
 export async function buildServerTemplate(admin: string): Promise<void> {
-  const name = `nestclaw_tpl_${randomBytes(5).toString('hex')}`;
-  const client = new Client({ connectionString: admin });
-  await client.connect();
-  await client.query(`CREATE DATABASE ${name}`);
-  await client.end();
-  const url = new URL(admin);
-  url.pathname = `/${name}`;
-  const pool = new Pool({ connectionString: url.toString(), max: 1 });
+  const template = await createScratchDatabase(admin, 'nestclaw_tpl');
+  const pool = new Pool({ connectionString: template.url, max: 1 });
   try {
     await runMigrations(pool, migrationsDir());
   } finally {
     await pool.end();
   }
-  process.env.NESTCLAW_TEST_PG_TEMPLATE = name;
+  process.env.NESTCLAW_TEST_PG_TEMPLATE = template.name;
 }
 
 export async function buildEmbeddedTemplate(): Promise<void> {

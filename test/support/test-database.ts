@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from 'pg';
+import { createScratchDatabase } from './scratch-database';
 
 export interface TestDatabase {
   /** DATABASE_URL for the app, or undefined when the embedded database is used. */
@@ -16,22 +15,8 @@ export const realPostgresAvailable = () => !!process.env.NESTCLAW_TEST_PG_ADMIN_
 export async function createTestDatabase(): Promise<TestDatabase> {
   const admin = process.env.NESTCLAW_TEST_PG_ADMIN_URL;
   if (!admin) return { url: undefined, drop: async () => undefined };
-  const name = `nestclaw_test_${randomBytes(6).toString('hex')}`;
-  const client = new Client({ connectionString: admin });
-  await client.connect();
-  await client.query(`CREATE DATABASE ${name}`);
-  await client.end();
-  const url = new URL(admin);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const c = new Client({ connectionString: admin });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
-      await c.end();
-    },
-  };
+  const { url, drop } = await createScratchDatabase(admin, 'nestclaw_test');
+  return { url, drop };
 }
 
 /**
