@@ -72,6 +72,3 @@ export function mapDatabaseError(e: unknown): unknown {
       return e;
   }
 }
-
-/** @deprecated Use `DatabaseService.query` (maps for you) or `mapDatabaseError`. */
-export const asDatabaseError = mapDatabaseError;

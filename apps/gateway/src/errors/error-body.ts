@@ -1,7 +1,7 @@
 import { HttpException, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { ErrorCode, isNestclawError } from '@nestclaw/common';
-import { asDatabaseError } from '@nestclaw/db';
+import { mapDatabaseError } from '@nestclaw/db';
 import { statusFor } from './error-status';
 
 export interface ErrorBody {
@@ -46,7 +46,7 @@ export function toErrorResponse(e: unknown): { status: number; body: ErrorBody }
     return { status, body: { error: { code, message } } };
   }
   // A database failure that slipped past its repository's mapping is still a 503, not a 500.
-  const db = asDatabaseError(e);
+  const db = mapDatabaseError(e);
   if (db !== e && isNestclawError(db)) return { status: statusFor(db.code), body: { error: { code: db.code, message: db.message } } };
   const errorId = randomUUID();
   logger.error(`unhandled error ${errorId}: ${(e as Error)?.stack ?? String(e)}`);

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { asDatabaseError, DatabaseService } from '@nestclaw/db';
+import { mapDatabaseError, DatabaseService } from '@nestclaw/db';
 
 /** Tables that grow without bound, with the timestamp that ages them and what may go. */
 export const RETENTION_TABLES = {
@@ -27,7 +27,7 @@ export class RetentionRepository {
       );
       return r.rowCount ?? 0;
     } catch (e) {
-      throw asDatabaseError(e);
+      throw mapDatabaseError(e);
     }
   }
 

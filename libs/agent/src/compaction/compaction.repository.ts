@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { asDatabaseError, DatabaseService } from '@nestclaw/db';
+import { mapDatabaseError, DatabaseService } from '@nestclaw/db';
 import type { StoredMessage } from '../session/session.repository';
 
 export interface CompactionRecord {
@@ -34,7 +34,7 @@ export class CompactionRepository {
       );
       return rows;
     } catch (e) {
-      throw asDatabaseError(e);
+      throw mapDatabaseError(e);
     }
   }
 
@@ -62,7 +62,7 @@ export class CompactionRepository {
       );
       return rows;
     } catch (e) {
-      throw asDatabaseError(e);
+      throw mapDatabaseError(e);
     }
   }
 
@@ -131,7 +131,7 @@ export class CompactionRepository {
       return out;
     } catch (e) {
       await client.query('ROLLBACK').catch(() => undefined);
-      throw asDatabaseError(e);
+      throw mapDatabaseError(e);
     } finally {
       client.release();
     }

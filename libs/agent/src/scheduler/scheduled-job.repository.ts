@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { PoolClient } from 'pg';
-import { asDatabaseError, DatabaseService } from '@nestclaw/db';
+import { mapDatabaseError, DatabaseService } from '@nestclaw/db';
 import type { Schedule } from './schedule';
 
 export interface ScheduledJob {
@@ -49,7 +49,7 @@ export class ScheduledJobRepository {
       );
       return rows[0];
     } catch (e) {
-      throw asDatabaseError(e);
+      throw mapDatabaseError(e);
     }
   }
 
@@ -142,7 +142,7 @@ export class ScheduledJobRepository {
       return claimed;
     } catch (e) {
       await client.query('ROLLBACK').catch(() => undefined);
-      throw asDatabaseError(e);
+      throw mapDatabaseError(e);
     } finally {
       client.release();
     }

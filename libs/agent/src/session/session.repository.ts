@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { asDatabaseError, DatabaseService } from '@nestclaw/db';
+import { mapDatabaseError, DatabaseService } from '@nestclaw/db';
 import type { AttemptStart, LlmCallRecord, ToolCall } from '@nestclaw/provider';
 
 export interface StoredMessage {
@@ -196,7 +196,7 @@ export class SessionRepository {
       if (!row?.agent_id) return null;
       return { history: row.history, agentId: row.agent_id, created: row.created, callId: row.call_id ?? undefined };
     } catch (e) {
-      throw asDatabaseError(e);
+      throw mapDatabaseError(e);
     }
   }
 
@@ -269,7 +269,7 @@ ${ledger}
       });
       return rows[0]?.call_id ?? undefined;
     } catch (e) {
-      throw asDatabaseError(e);
+      throw mapDatabaseError(e);
     }
   }
 
@@ -284,7 +284,7 @@ ${ledger}
       });
       return rows[0].id;
     } catch (e) {
-      throw asDatabaseError(e);
+      throw mapDatabaseError(e);
     }
   }
 
@@ -299,7 +299,7 @@ ${ledger}
         a.isFallback,
       ]);
     } catch (e) {
-      throw asDatabaseError(e);
+      throw mapDatabaseError(e);
     }
   }
 
@@ -318,7 +318,7 @@ ${ledger}
       );
       return rows[0] ?? null;
     } catch (e) {
-      throw asDatabaseError(e);
+      throw mapDatabaseError(e);
     }
   }
 
@@ -342,7 +342,7 @@ ${ledger}
       );
       return rows[0].history;
     } catch (e) {
-      throw asDatabaseError(e);
+      throw mapDatabaseError(e);
     }
   }
 
@@ -383,7 +383,7 @@ ${ledger}
       );
       return { history: history.rows, turn: turn.rows };
     } catch (e) {
-      throw asDatabaseError(e);
+      throw mapDatabaseError(e);
     }
   }
 

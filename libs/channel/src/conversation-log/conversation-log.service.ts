@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { NestclawError } from '@nestclaw/common';
-import { DatabaseService, asDatabaseError } from '@nestclaw/db';
+import { DatabaseService, mapDatabaseError } from '@nestclaw/db';
 
 export interface LogEntry {
   id: string;
@@ -58,7 +58,7 @@ export class ConversationLogService {
         [e.direction, e.channel, e.endpointId ?? null, e.sessionId ?? null, e.content],
       )
       .catch((err: unknown) => {
-        throw asDatabaseError(err);
+        throw mapDatabaseError(err);
       });
   }
 

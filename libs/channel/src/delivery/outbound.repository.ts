@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DatabaseService, asDatabaseError } from '@nestclaw/db';
+import { DatabaseService, mapDatabaseError } from '@nestclaw/db';
 
 export type OutboundKind = 'reply' | 'notice' | 'pairing' | 'command' | 'approval';
 export type OutboundStatus = 'sending' | 'preview' | 'sent' | 'orphaned';
@@ -23,7 +23,7 @@ export interface NewOutbound {
 
 const wrap = <T>(p: Promise<T>): Promise<T> =>
   p.catch((e: unknown) => {
-    throw asDatabaseError(e);
+    throw mapDatabaseError(e);
   });
 
 /**

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DatabaseService, asDatabaseError } from '@nestclaw/db';
+import { DatabaseService, mapDatabaseError } from '@nestclaw/db';
 import type { InboundMessage } from '../channel.port';
 
 export type InboundStatus = 'received' | 'answered' | 'refused' | 'failed';
@@ -12,7 +12,7 @@ export interface StoredInbound {
 
 const wrap = <T>(p: Promise<T>): Promise<T> =>
   p.catch((e: unknown) => {
-    throw asDatabaseError(e);
+    throw mapDatabaseError(e);
   });
 
 /**

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { PoolClient } from 'pg';
-import { asDatabaseError, DatabaseService } from '@nestclaw/db';
+import { mapDatabaseError, DatabaseService } from '@nestclaw/db';
 import { HydratedChunk, IndexableChunk, MemoryRecord, NewMemory } from './memory.types';
 
 const MEMORY_COLUMNS = `id, scope, agent_id AS "agentId", content, source, source_key AS "sourceKey", metadata, supersedes,
@@ -74,7 +74,7 @@ export class MemoryRepository {
     } catch (e) {
       failed = true;
       await client.query('ROLLBACK').catch(() => undefined);
-      throw asDatabaseError(e);
+      throw mapDatabaseError(e);
     } finally {
       client.off('error', ignore);
       // A client that failed mid-transaction may hold a broken connection: drop it from the pool.

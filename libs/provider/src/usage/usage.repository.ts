@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { asDatabaseError, DatabaseService } from '@nestclaw/db';
+import { mapDatabaseError, DatabaseService } from '@nestclaw/db';
 
 export const USAGE_GROUPS = ['day', 'month', 'model', 'session', 'agent', 'agent_day', 'agent_month', 'model_day', 'model_month'] as const;
 export type UsageGroupBy = (typeof USAGE_GROUPS)[number];
@@ -124,7 +124,7 @@ export class UsageRepository {
       const groups = rows.filter((r) => r !== total).map((r) => ({ key: r.key as string, ...toTotals(r) }));
       return { from: from.toISOString(), to: to.toISOString(), groupBy, totals: toTotals(total ?? EMPTY), groups };
     } catch (e) {
-      throw asDatabaseError(e);
+      throw mapDatabaseError(e);
     }
   }
 
@@ -144,7 +144,7 @@ export class UsageRepository {
       );
       return new Map(rows.map((r) => [r.agent, { day: Number(r.day), month: Number(r.month) }]));
     } catch (e) {
-      throw asDatabaseError(e);
+      throw mapDatabaseError(e);
     }
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { asDatabaseError, DatabaseService } from '@nestclaw/db';
+import { mapDatabaseError, DatabaseService } from '@nestclaw/db';
 import type { Approval, ApprovalStatus, NewApproval } from './approval.types';
 
 interface Row {
@@ -48,7 +48,7 @@ export class ApprovalRepository {
     try {
       return (await this.db.pool.query<T>(sql, params)).rows;
     } catch (e) {
-      throw asDatabaseError(e);
+      throw mapDatabaseError(e);
     }
   }
 
