@@ -3,4 +3,3 @@ export * from './package-root';
 export * from './duration';
 export * from './keyed-queue';
 export * from './token-count';
-export * from './prompt-section';

@@ -1,10 +1,28 @@
-import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
-import { PromptContext, PromptSection, RECALLED_MEMORIES, RecalledMemoryProvider } from '@nestclaw/common';
+import { Injectable } from '@nestjs/common';
 import { AgentConfig, ConfigService } from '@nestclaw/config';
 import { SkillCatalog, skillsPromptText } from '../skills/skill.catalog';
 import { BootstrapFiles } from './bootstrap-files';
 
 export type PromptMode = AgentConfig['prompt_mode'];
+
+/** One titled block of the system prompt. */
+export interface PromptSection {
+  /** Stable id, e.g. `bootstrap:SOUL.md`, `context`, `skills`. */
+  id: string;
+  /** Heading shown to the model; omitted for the base identity. */
+  title?: string;
+  text: string;
+}
+
+/** What a turn's prompt is built for. */
+export interface PromptContext {
+  agentId: string;
+  sessionId: string;
+  channel: string;
+  /** The message being answered. */
+  message: string;
+  signal?: AbortSignal;
+}
 
 export interface PromptRequest extends PromptContext {
   agent: AgentConfig;
@@ -15,20 +33,18 @@ export interface PromptRequest extends PromptContext {
 }
 
 /**
- * The layered system prompt: base identity → bootstrap files → dynamic context → recalled
- * memories → skills (tool definitions travel beside it in the request). `minimal` keeps identity,
+ * The layered system prompt: base identity → bootstrap files → dynamic context → skills (tool
+ * definitions travel beside it in the request; recalled memories follow it as their own system
+ * message, added by AgentService through the memory lib's TurnMemory port). `minimal` keeps identity,
  * context and tools (subagents, cheap tasks); `none` sends no system prompt at all. Stable layers
  * come first so providers' prompt caches keep hitting while the dynamic ones change.
  */
 @Injectable()
 export class SystemPromptBuilder {
-  private readonly logger = new Logger('Prompt');
-
   constructor(
     private readonly config: ConfigService,
     private readonly bootstrap: BootstrapFiles,
     private readonly skills: SkillCatalog,
-    @Optional() @Inject(RECALLED_MEMORIES) private readonly memories?: RecalledMemoryProvider,
   ) {}
 
   async sections(req: PromptRequest): Promise<PromptSection[]> {
@@ -42,8 +58,6 @@ export class SystemPromptBuilder {
     }
     out.push({ id: 'context', title: 'Context', text: dynamicContext(req) });
     if (mode === 'full') {
-      const recalled = await this.recall(req);
-      if (recalled?.text) out.push({ ...recalled, id: 'memories', title: recalled.title ?? 'Recalled memories' });
       // Skills are only worth listing when the agent can read them.
       const skills = req.agent.tools.includes('skill_read') ? skillsPromptText(this.skills.list(req.agentId)) : '';
       if (skills) out.push({ id: 'skills', title: 'Skills', text: skills });
@@ -54,17 +68,6 @@ export class SystemPromptBuilder {
   async build(req: PromptRequest): Promise<string | undefined> {
     const sections = await this.sections(req);
     return sections.length ? renderSections(sections) : undefined;
-  }
-
-  private async recall(req: PromptRequest): Promise<PromptSection | undefined> {
-    if (!this.memories) return undefined;
-    try {
-      return await this.memories.recall(req);
-    } catch (e) {
-      // A memory outage must not fail the turn: answer without recalled memories.
-      this.logger.warn(`recalling memories failed: ${(e as Error).message}`);
-      return undefined;
-    }
   }
 }
 
