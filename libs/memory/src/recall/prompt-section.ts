@@ -1,4 +1,4 @@
-import { countTokens } from '../text/chunker';
+import { countTokens } from '@nestclaw/common';
 import type { RecallHit } from './recall.service';
 
 export const SECTION_OPEN = '<recalled_memories>';

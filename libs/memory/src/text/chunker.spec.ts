@@ -1,4 +1,5 @@
-import { chunkText, countTokens } from './chunker';
+import { countTokens } from '@nestclaw/common';
+import { chunkText } from './chunker';
 
 describe('chunker', () => {
   it('keeps a short text as one chunk', () => {

@@ -1,4 +1,4 @@
-import { decode, encode } from 'gpt-tokenizer';
+import type * as GptTokenizer from 'gpt-tokenizer';
 
 export interface Chunk {
   text: string;
@@ -18,9 +18,14 @@ export interface ChunkOptions {
  */
 const SENTENCE = /[^\n]*?(?:[。！？!?；;]+|\.(?=\s|$)|\n+|$)/g;
 
-/** Counts with a real BPE tokenizer (GPT-4o's o200k): CJK text costs far more tokens per character than English. */
-export function countTokens(text: string): number {
-  return encode(text).length;
+/**
+ * The o200k encoder (the one @nestclaw/common counts with), loaded on first use like countTokens
+ * there: parsing its ranks costs ~0.35 s that CLI commands and start-up should not pay.
+ */
+let tokenizer: Pick<typeof GptTokenizer, 'encode' | 'decode'> | undefined;
+function o200k(): Pick<typeof GptTokenizer, 'encode' | 'decode'> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (tokenizer ??= require('gpt-tokenizer') as typeof GptTokenizer);
 }
 
 function sentences(text: string): string[] {
@@ -38,7 +43,7 @@ function splitLong(sentence: string, tokens: number[], size: number, overlap: nu
   const parts: { text: string; tokens: number }[] = [];
   for (let i = 0; i < tokens.length; i += size - overlap) {
     const slice = tokens.slice(i, i + size);
-    parts.push({ text: decode(slice), tokens: slice.length });
+    parts.push({ text: o200k().decode(slice), tokens: slice.length });
     if (i + size >= tokens.length) break;
   }
   return parts.length ? parts : [{ text: sentence, tokens: 0 }];
@@ -53,7 +58,7 @@ export function chunkText(text: string, options: ChunkOptions): Chunk[] {
   const overlap = Math.min(Math.max(0, options.overlap), Math.floor(size / 2));
   const units: { text: string; tokens: number }[] = [];
   for (const s of sentences(text)) {
-    const t = encode(s);
+    const t = o200k().encode(s);
     if (t.length > size) units.push(...splitLong(s, t, size, overlap));
     else units.push({ text: s, tokens: t.length });
   }
