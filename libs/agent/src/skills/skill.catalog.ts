@@ -43,17 +43,19 @@ export class SkillCatalog {
     ];
   }
 
+  /** Built-in skills never change: parsed once, not on every turn's prompt. */
+  private readonly builtins = BUILTIN_SKILLS.flatMap((b) => {
+    const parsed = parseSkillFile(b.body);
+    return parsed.ok ? [{ ...this.fromMeta(b.name, parsed.meta, b.body), source: 'builtin' as const }] : [];
+  });
+
   /** Every skill the agent can see, by name, available ones and unavailable ones (with the reason). */
   list(agentId: string): Skill[] {
     const byName = new Map<string, Skill>();
     for (const { source, dir } of this.roots(agentId)) {
       for (const skill of this.scan(dir, source)) if (!byName.has(skill.name)) byName.set(skill.name, skill);
     }
-    for (const b of BUILTIN_SKILLS) {
-      if (byName.has(b.name)) continue;
-      const parsed = parseSkillFile(b.body);
-      if (parsed.ok) byName.set(b.name, this.withAvailability({ ...this.fromMeta(b.name, parsed.meta, b.body), source: 'builtin' }));
-    }
+    for (const b of this.builtins) if (!byName.has(b.name)) byName.set(b.name, this.withAvailability(b));
     return [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
   }
 
