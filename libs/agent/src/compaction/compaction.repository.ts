@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { mapDatabaseError, DatabaseService } from '@nestclaw/db';
+import { DatabaseService } from '@nestclaw/db';
+import type { PoolClient } from 'pg';
 import type { StoredMessage } from '../session/session.repository';
 
 export interface CompactionRecord {
@@ -27,24 +28,20 @@ export class CompactionRepository {
 
   /** The summaries the model sees: stage-2 merges and the stage-1 summaries not merged yet, oldest first. */
   async findActive(sessionId: string): Promise<CompactionRecord[]> {
-    try {
-      const { rows } = await this.db.pool.query<CompactionRecord>(
-        `SELECT ${COLS} FROM compactions WHERE session_id = $1 AND merged_into IS NULL ORDER BY from_seq`,
-        [sessionId],
-      );
-      return rows;
-    } catch (e) {
-      throw mapDatabaseError(e);
-    }
+    const { rows } = await this.db.query<CompactionRecord>(
+      `SELECT ${COLS} FROM compactions WHERE session_id = $1 AND merged_into IS NULL ORDER BY from_seq`,
+      [sessionId],
+    );
+    return rows;
   }
 
   async findSessionAgent(sessionId: string): Promise<string | undefined> {
-    const { rows } = await this.db.pool.query<{ agent_id: string }>(`SELECT agent_id FROM sessions WHERE id = $1`, [sessionId]);
+    const { rows } = await this.db.query<{ agent_id: string }>(`SELECT agent_id FROM sessions WHERE id = $1`, [sessionId]);
     return rows[0]?.agent_id;
   }
 
   async findAllForSession(sessionId: string): Promise<CompactionRecord[]> {
-    const { rows } = await this.db.pool.query<CompactionRecord>(
+    const { rows } = await this.db.query<CompactionRecord>(
       `SELECT ${COLS} FROM compactions WHERE session_id = $1 ORDER BY stage, from_seq`,
       [sessionId],
     );
@@ -53,17 +50,13 @@ export class CompactionRepository {
 
   /** Messages after the last summarised one and before `beforeSeq` (exclusive), in order. */
   async findUncompacted(sessionId: string, afterSeq: number, beforeSeq: number): Promise<StoredMessage[]> {
-    try {
-      const { rows } = await this.db.pool.query<StoredMessage>(
-        `SELECT seq, turn_id AS "turnId", role, content, tool_calls AS "toolCalls", tool_call_id AS "toolCallId",
-                tool_name AS "toolName", status, created_at AS "createdAt"
-           FROM messages WHERE session_id = $1 AND seq > $2 AND seq < $3 ORDER BY seq`,
-        [sessionId, afterSeq, beforeSeq],
-      );
-      return rows;
-    } catch (e) {
-      throw mapDatabaseError(e);
-    }
+    const { rows } = await this.db.query<StoredMessage>(
+      `SELECT seq, turn_id AS "turnId", role, content, tool_calls AS "toolCalls", tool_call_id AS "toolCallId",
+              tool_name AS "toolName", status, created_at AS "createdAt"
+         FROM messages WHERE session_id = $1 AND seq > $2 AND seq < $3 ORDER BY seq`,
+      [sessionId, afterSeq, beforeSeq],
+    );
+    return rows;
   }
 
   /**
@@ -96,12 +89,7 @@ export class CompactionRepository {
     });
   }
 
-  private async insert(
-    client: { query: DatabaseService['pool']['query'] },
-    sessionId: string,
-    stage: 1 | 2,
-    p: NewSummary,
-  ): Promise<string> {
+  private async insert(client: PoolClient, sessionId: string, stage: 1 | 2, p: NewSummary): Promise<string> {
     const { rows } = await client.query<{ id: string }>(
       `INSERT INTO compactions (session_id, stage, from_seq, to_seq, summary, model_calls, input_tokens, output_tokens, cost_usd)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id::text AS id`,
@@ -121,19 +109,10 @@ export class CompactionRepository {
   }
 
   /** One transaction, serialised per session by an advisory lock (two gateways may compact at once). */
-  private async inTransaction<T>(sessionId: string, fn: (client: { query: DatabaseService['pool']['query'] }) => Promise<T>): Promise<T> {
-    const client = await this.db.pool.connect();
-    try {
-      await client.query('BEGIN');
+  private inTransaction<T>(sessionId: string, fn: (client: PoolClient) => Promise<T>): Promise<T> {
+    return this.db.transaction(async (client) => {
       await client.query(`SELECT pg_advisory_xact_lock(hashtext('nestclaw:compaction'), hashtext($1))`, [sessionId]);
-      const out = await fn(client as unknown as { query: DatabaseService['pool']['query'] });
-      await client.query('COMMIT');
-      return out;
-    } catch (e) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw mapDatabaseError(e);
-    } finally {
-      client.release();
-    }
+      return fn(client);
+    });
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { PoolClient } from 'pg';
-import { mapDatabaseError, DatabaseService } from '@nestclaw/db';
+import { DatabaseService } from '@nestclaw/db';
 import type { Schedule } from './schedule';
 
 export interface ScheduledJob {
@@ -41,21 +41,17 @@ export class ScheduledJobRepository {
   constructor(private readonly db: DatabaseService) {}
 
   async insert(job: Omit<ScheduledJob, 'lastRunAt' | 'createdAt' | 'enabled'>): Promise<ScheduledJob> {
-    try {
-      const { rows } = await this.db.pool.query<ScheduledJob>(
-        `INSERT INTO scheduled_jobs (id, agent_id, owner_id, session_id, schedule, message, next_run_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${JOB_COLS}`,
-        [job.id, job.agentId, job.ownerId, job.sessionId, JSON.stringify(job.schedule), job.message, job.nextRunAt],
-      );
-      return rows[0];
-    } catch (e) {
-      throw mapDatabaseError(e);
-    }
+    const { rows } = await this.db.query<ScheduledJob>(
+      `INSERT INTO scheduled_jobs (id, agent_id, owner_id, session_id, schedule, message, next_run_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${JOB_COLS}`,
+      [job.id, job.agentId, job.ownerId, job.sessionId, JSON.stringify(job.schedule), job.message, job.nextRunAt],
+    );
+    return rows[0];
   }
 
   /** Jobs visible to `ownerId` (undefined: the owner, who sees all). */
   async listVisibleTo(ownerId: string | undefined): Promise<ScheduledJob[]> {
-    const { rows } = await this.db.pool.query<ScheduledJob>(
+    const { rows } = await this.db.query<ScheduledJob>(
       `SELECT ${JOB_COLS} FROM scheduled_jobs WHERE $1::text IS NULL OR owner_id = $1 ORDER BY created_at`,
       [ownerId ?? null],
     );
@@ -63,7 +59,7 @@ export class ScheduledJobRepository {
   }
 
   async findVisible(id: string, ownerId: string | undefined): Promise<ScheduledJob | undefined> {
-    const { rows } = await this.db.pool.query<ScheduledJob>(
+    const { rows } = await this.db.query<ScheduledJob>(
       `SELECT ${JOB_COLS} FROM scheduled_jobs WHERE id::text = $1 AND ($2::text IS NULL OR owner_id = $2)`,
       [id, ownerId ?? null],
     );
@@ -71,46 +67,40 @@ export class ScheduledJobRepository {
   }
 
   async deleteVisible(id: string, ownerId: string | undefined): Promise<boolean> {
-    const { rowCount } = await this.db.pool.query(
-      `DELETE FROM scheduled_jobs WHERE id::text = $1 AND ($2::text IS NULL OR owner_id = $2)`,
-      [id, ownerId ?? null],
-    );
+    const { rowCount } = await this.db.query(`DELETE FROM scheduled_jobs WHERE id::text = $1 AND ($2::text IS NULL OR owner_id = $2)`, [
+      id,
+      ownerId ?? null,
+    ]);
     return (rowCount ?? 0) > 0;
   }
 
   /** Jobs that run in a session (what the agent's cron tool may see and remove from inside it). */
   async listBySession(sessionId: string): Promise<ScheduledJob[]> {
-    const { rows } = await this.db.pool.query<ScheduledJob>(
-      `SELECT ${JOB_COLS} FROM scheduled_jobs WHERE session_id = $1 ORDER BY created_at`,
-      [sessionId],
-    );
+    const { rows } = await this.db.query<ScheduledJob>(`SELECT ${JOB_COLS} FROM scheduled_jobs WHERE session_id = $1 ORDER BY created_at`, [
+      sessionId,
+    ]);
     return rows;
   }
 
   async deleteInSession(id: string, sessionId: string): Promise<boolean> {
-    const { rowCount } = await this.db.pool.query(`DELETE FROM scheduled_jobs WHERE id::text = $1 AND session_id = $2`, [id, sessionId]);
+    const { rowCount } = await this.db.query(`DELETE FROM scheduled_jobs WHERE id::text = $1 AND session_id = $2`, [id, sessionId]);
     return (rowCount ?? 0) > 0;
   }
 
   /** The paired token that owns a session (null: the owner or a channel). */
   async sessionPrincipal(sessionId: string): Promise<string | null> {
-    const { rows } = await this.db.pool.query<{ principal_id: string | null }>(`SELECT principal_id FROM sessions WHERE id = $1`, [
-      sessionId,
-    ]);
+    const { rows } = await this.db.query<{ principal_id: string | null }>(`SELECT principal_id FROM sessions WHERE id = $1`, [sessionId]);
     return rows[0]?.principal_id ?? null;
   }
 
   /** Makes a job due now (`nestclaw cron run`): the gateway's next tick runs it once. */
   async makeDue(id: string, now: Date): Promise<boolean> {
-    const { rowCount } = await this.db.pool.query(`UPDATE scheduled_jobs SET next_run_at = $2, enabled = true WHERE id::text = $1`, [
-      id,
-      now,
-    ]);
+    const { rowCount } = await this.db.query(`UPDATE scheduled_jobs SET next_run_at = $2, enabled = true WHERE id::text = $1`, [id, now]);
     return (rowCount ?? 0) > 0;
   }
 
   async runsOf(jobId: string): Promise<JobRun[]> {
-    const { rows } = await this.db.pool.query<JobRun>(
+    const { rows } = await this.db.query<JobRun>(
       `SELECT id::text, job_id::text AS "jobId", due_at AS "dueAt", status, session_id AS "sessionId", error FROM job_runs WHERE job_id = $1 ORDER BY due_at`,
       [jobId],
     );
@@ -129,23 +119,15 @@ export class ScheduledJobRepository {
     limit: number,
     next: (job: ScheduledJob, now: Date) => Date | undefined,
   ): Promise<ClaimedRun[]> {
-    const client = await this.db.pool.connect();
-    try {
-      await client.query('BEGIN');
+    return this.db.transaction(async (client) => {
       const { rows } = await client.query<ScheduledJob>(
         `SELECT ${JOB_COLS} FROM scheduled_jobs WHERE enabled AND next_run_at <= $1 ORDER BY next_run_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
         [now, limit],
       );
       const claimed: ClaimedRun[] = [];
       for (const job of rows) claimed.push(...(await this.claimOne(client, job, now, graceMs, next)));
-      await client.query('COMMIT');
       return claimed;
-    } catch (e) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw mapDatabaseError(e);
-    } finally {
-      client.release();
-    }
+    });
   }
 
   private async claimOne(
@@ -178,7 +160,7 @@ export class ScheduledJobRepository {
     r: { status: 'ok' | 'error'; turnId?: string; error?: string; usage?: { inputTokens: number; outputTokens: number; costUsd: number } },
     at: Date,
   ): Promise<void> {
-    await this.db.pool.query(
+    await this.db.query(
       `UPDATE job_runs SET status = $2, finished_at = $3, turn_id = $4, error = $5, input_tokens = $6, output_tokens = $7, cost_usd = $8 WHERE id = $1`,
       [
         runId,
@@ -195,9 +177,7 @@ export class ScheduledJobRepository {
 
   /** At start-up: runs left `running` by a crash are not rerun (their due time was claimed); mark them. */
   async interruptRunning(): Promise<number> {
-    const { rowCount } = await this.db.pool.query(
-      `UPDATE job_runs SET status = 'interrupted', finished_at = now() WHERE status = 'running'`,
-    );
+    const { rowCount } = await this.db.query(`UPDATE job_runs SET status = 'interrupted', finished_at = now() WHERE status = 'running'`);
     return rowCount ?? 0;
   }
 }
