@@ -4,6 +4,7 @@ import { ConfigService } from '@nestclaw/config';
 import { MetricsService } from '@nestclaw/observability';
 import { ApiTokenService, OWNER, PairedTokenService } from '@nestclaw/security';
 import { bearerToken } from '../auth/bearer-token';
+import { toErrorResponse } from '../errors/error-body';
 
 /**
  * `observability.metrics.listener`: /metrics alone on its own port (default host 127.0.0.1), for a
@@ -41,7 +42,11 @@ export class MetricsListener implements OnApplicationBootstrap, OnApplicationShu
         if (!principal.scopes.includes('metrics')) return send(res, 403, 'forbidden', 'This token lacks the "metrics" scope');
         const scrape = await this.metrics.scrape();
         res.writeHead(200, { 'content-type': scrape!.contentType }).end(scrape!.body);
-      })().catch((e: unknown) => send(res, 500, 'internal', (e as Error).message));
+      })().catch((e: unknown) => {
+        // The same mapping as the API: a database outage is a 503; anything else a 500 with an error id in the log.
+        const { status, body } = toErrorResponse(e);
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      });
     });
     await new Promise<void>((resolve, reject) => {
       this.server!.once('error', reject);
