@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { EmbeddedEngine, RunningServer } from './embedded-server';
 import { nativeInstallDir, nativeLauncher, startNativePostgres } from './native-postgres.server';
 import { startPglite } from './pglite.server';
@@ -75,6 +75,8 @@ export async function startEmbeddedPostgres(
   choice: EmbeddedChoice = 'auto',
 ): Promise<EmbeddedPostgres> {
   mkdirSync(home, { recursive: true, mode: 0o700 });
+  const shared = startedHere.get(resolve(home));
+  if (shared) return shared.share();
   const infoPath = join(home, INFO_FILE);
   const running = await findRunning(infoPath);
   if (running) {
@@ -90,17 +92,39 @@ export async function startEmbeddedPostgres(
   const { server, dataDir } = await startServer(home, log, choice);
   const info: EmbeddedInfo = { pid: process.pid, port: server.port, password: server.password, engine: server.engine, dataDir };
   writeFileSync(infoPath, JSON.stringify(info), { mode: 0o600 });
-  return {
-    url: urlFor(server.port, server.password),
-    engine: server.engine,
-    dataDir,
-    owned: true,
-    stop: async () => {
-      await server.stop();
-      rmSync(infoPath, { force: true });
+  const key = resolve(home);
+  let users = 0;
+  const entry = {
+    // Each gateway in this process gets its own handle; the server stops when the last one stops.
+    share: (): EmbeddedPostgres => {
+      users++;
+      let stopped = false;
+      return {
+        url: urlFor(server.port, server.password),
+        engine: server.engine,
+        dataDir,
+        owned: true,
+        stop: async () => {
+          if (stopped) return;
+          stopped = true;
+          if (--users > 0) return;
+          startedHere.delete(key);
+          await server.stop();
+          rmSync(infoPath, { force: true });
+        },
+      };
     },
   };
+  startedHere.set(key, entry);
+  return entry.share();
 }
+
+/**
+ * Servers this process started, by home. A second gateway in the same process (tests, an in-process
+ * CLI command) shares the running server: the pid check in findRunning cannot tell them apart, and a
+ * second server on the same data directory would take the first one down.
+ */
+const startedHere = new Map<string, { share(): EmbeddedPostgres }>();
 
 async function findRunning(infoPath: string): Promise<EmbeddedInfo | undefined> {
   if (!existsSync(infoPath)) return undefined;
