@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { stringify } from 'yaml';
 import { telegramHtmlToText } from '@nestclaw/channel';
+import { startEmbeddedPostgres } from '@nestclaw/db';
 import { FakeOpenAiServer, RecordedRequest } from '../../fixtures/fake-openai.server';
 import { FakeTelegramServer, FakeUser, SentMessage } from '../../fixtures/fake-telegram.server';
 import { GatewayProcess, spawnGateway } from '../../support/gateway-process';
@@ -291,9 +292,17 @@ describe('Telegram channel across a crash', () => {
       await c.connect();
       return { query: async (q) => (await c.query(q)).rows, end: () => c.end() };
     }
-    const { PGlite } = await import('@electric-sql/pglite');
-    const pg = await PGlite.create(join(home, 'pgdata'));
-    return { query: async (q) => (await pg.query(q)).rows as never, end: () => pg.close() };
+    // Whichever engine the gateway's home holds (native PostgreSQL or PGlite), started again on its data.
+    const embedded = await startEmbeddedPostgres(home, () => undefined);
+    const c = new Client({ connectionString: embedded.url });
+    await c.connect();
+    return {
+      query: async (q) => (await c.query(q)).rows,
+      end: async () => {
+        await c.end();
+        await embedded.stop();
+      },
+    };
   }
 });
 
