@@ -5,6 +5,7 @@ import { DbModule } from '@nestclaw/db';
 import { MemoryModule } from '@nestclaw/memory';
 import { ProviderModule } from '@nestclaw/provider';
 import { HookRegistry, ToolModule, ToolRegistry } from '@nestclaw/tool';
+import { AgentDirectory } from './agent.directory';
 import { AgentService } from './agent.service';
 import { CompactionRepository } from './compaction/compaction.repository';
 import { CompactionService } from './compaction/compaction.service';
@@ -17,6 +18,9 @@ import { SkillReadTool } from './skills/skill-read.tool';
 import { SpawnTool } from './subagents/spawn.tool';
 import { ToolStepRunner } from './turn/tool-step.runner';
 import { TurnContextService } from './turn/turn-context.service';
+import { TurnLoop } from './turn/turn.loop';
+import { TurnRunner } from './turn/turn.runner';
+import { TurnStartBuilder } from './turn/turn-start.builder';
 import { CronService } from './scheduler/cron.service';
 import { CronTool } from './scheduler/cron.tool';
 import { HeartbeatService } from './scheduler/heartbeat.service';
@@ -28,6 +32,10 @@ import { SchedulerClock } from './scheduler/scheduler.clock';
   imports: [ConfigModule, DbModule, ProviderModule, ToolModule, MemoryModule],
   providers: [
     AgentService,
+    AgentDirectory,
+    TurnRunner,
+    TurnStartBuilder,
+    TurnLoop,
     SessionRepository,
     ToolStepRunner,
     TurnContextService,

@@ -1,0 +1,42 @@
+import { Injectable } from '@nestjs/common';
+import { NestclawError } from '@nestclaw/common';
+import { AgentConfig, ConfigService } from '@nestclaw/config';
+import { assertWithinBudget } from '@nestclaw/observability';
+import { ReliableProvider, providerNotConfigured } from '@nestclaw/provider';
+import type { PlannedCall } from './session/session.repository';
+
+/** The configured agents: lookup by id, whether one can run now, and which model it will most likely call first. */
+@Injectable()
+export class AgentDirectory {
+  constructor(
+    private readonly config: ConfigService,
+    private readonly provider: ReliableProvider,
+  ) {}
+
+  get(agentId: string): AgentConfig {
+    // Own keys only: an agentId such as "__proto__" or "constructor" must be unknown, not Object's.
+    const agents = this.config.get().agents;
+    const agent = Object.hasOwn(agents, agentId) ? agents[agentId] : undefined;
+    if (!agent) {
+      throw new NestclawError(
+        'invalid_request',
+        `Unknown agentId "${agentId}"; configured agents: ${Object.keys(this.config.get().agents).join(', ')}`,
+      );
+    }
+    return agent;
+  }
+
+  /** The agent, once it is known to have a model provider and budget left for a turn. */
+  runnable(agentId: string): AgentConfig {
+    const agent = this.get(agentId);
+    if (!this.provider.isConfigured({ primary: agent.model, fallback: agent.fallback })) throw providerNotConfigured();
+    assertWithinBudget(agentId);
+    return agent;
+  }
+
+  /** The chain's first model: the one a turn's first attempt will most likely use. */
+  plannedCall(agent: AgentConfig): PlannedCall | undefined {
+    const first = this.provider.chain({ primary: agent.model, fallback: agent.fallback })[0];
+    return first && { provider: first.provider.kind, model: first.provider.model };
+  }
+}
