@@ -3,7 +3,7 @@ import { NestclawError } from '@nestclaw/common';
 import { AgentConfig, ConfigService } from '@nestclaw/config';
 import { assertWithinBudget } from '@nestclaw/observability';
 import { ReliableProvider, providerNotConfigured } from '@nestclaw/provider';
-import type { PlannedCall } from './session/session.repository';
+import type { PlannedCall } from './session/session.types';
 
 /** The configured agents: lookup by id, whether one can run now, and which model it will most likely call first. */
 @Injectable()

@@ -13,6 +13,7 @@ import { Summarizer } from './compaction/summarizer';
 import { BootstrapFiles } from './prompt/bootstrap-files';
 import { SystemPromptBuilder } from './prompt/system-prompt.builder';
 import { SessionRepository } from './session/session.repository';
+import { TurnRepository } from './session/turn.repository';
 import { SkillCatalog } from './skills/skill.catalog';
 import { SkillReadTool } from './skills/skill-read.tool';
 import { SpawnTool } from './subagents/spawn.tool';
@@ -37,6 +38,7 @@ import { SchedulerClock } from './scheduler/scheduler.clock';
     TurnStartBuilder,
     TurnLoop,
     SessionRepository,
+    TurnRepository,
     ToolStepRunner,
     TurnContextService,
     SystemPromptBuilder,

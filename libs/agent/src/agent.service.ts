@@ -7,7 +7,7 @@ import { Approval, ApprovalService, HookRegistry } from '@nestclaw/tool';
 import { AgentDirectory } from './agent.directory';
 import type { CompactResult, TurnInput, TurnOptions, TurnResult } from './agent.types';
 import { newSessionId } from './session/session-key';
-import { SessionRepository } from './session/session.repository';
+import { TurnRepository } from './session/turn.repository';
 import { sumUsage } from './turn/model-call';
 import { TurnContextService } from './turn/turn-context.service';
 import { TurnRunner } from './turn/turn.runner';
@@ -26,7 +26,7 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
 
   constructor(
     private readonly agents: AgentDirectory,
-    private readonly sessions: SessionRepository,
+    private readonly sessions: TurnRepository,
     private readonly turns: TurnRunner,
     private readonly context: TurnContextService,
     private readonly approvals: ApprovalService,

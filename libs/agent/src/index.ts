@@ -2,7 +2,7 @@ export * from './agent.events';
 export * from './agent.service';
 export * from './agent.module';
 export { SessionRepository } from './session/session.repository';
-export type { StoredMessage, SessionSummary } from './session/session.repository';
+export type { StoredMessage, SessionSummary } from './session/session.types';
 export { SESSION_ID_PATTERN, newSessionId } from './session/session-key';
 export { SystemPromptBuilder, renderSections } from './prompt/system-prompt.builder';
 export type { PromptMode, PromptRequest } from './prompt/system-prompt.builder';

@@ -3,7 +3,7 @@ import { countChatTokens, countTokens } from '@nestclaw/common';
 import { AgentConfig, ConfigService } from '@nestclaw/config';
 import type { ChatMessage, LlmCallRecord, ToolDefinition } from '@nestclaw/provider';
 import { HookRegistry } from '@nestclaw/tool';
-import type { StoredMessage } from '../session/session.repository';
+import type { StoredMessage } from '../session/session.types';
 import { historyToMessages } from '../turn/prompt.builder';
 import { CompactionRecord, CompactionRepository, NewSummary } from './compaction.repository';
 import { contextBudget, ContextBudget } from './context-window';

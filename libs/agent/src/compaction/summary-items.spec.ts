@@ -1,4 +1,4 @@
-import type { StoredMessage } from '../session/session.repository';
+import type { StoredMessage } from '../session/session.types';
 import { splitByTokenShare, toSummaryItems } from './summary-items';
 
 const row = (seq: number, role: StoredMessage['role'], content: string): StoredMessage => ({

@@ -1,5 +1,5 @@
 import { countTokens } from '@nestclaw/common';
-import type { StoredMessage } from '../session/session.repository';
+import type { StoredMessage } from '../session/session.types';
 
 /** One transcript message as the summariser reads it. */
 export interface SummaryItem {

@@ -1,13 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { IntDatabase, openIntDatabase, uniqueId } from '@nestclaw/testing';
-import { OpenTurn, SessionRepository } from './session.repository';
+import { SessionRepository } from './session.repository';
+import type { OpenTurn } from './session.types';
+import { TurnRepository } from './turn.repository';
 
-describe('SessionRepository (real database)', () => {
+describe('SessionRepository and TurnRepository (real database)', () => {
   let int: IntDatabase;
-  let repo: SessionRepository;
+  let repo: TurnRepository;
+  let sessions: SessionRepository;
   beforeAll(async () => {
     int = await openIntDatabase();
-    repo = new SessionRepository(int.db);
+    repo = new TurnRepository(int.db);
+    sessions = new SessionRepository(int.db);
   });
   afterAll(() => int?.close());
 
@@ -26,14 +30,14 @@ describe('SessionRepository (real database)', () => {
     const id = uniqueId('s');
     const opened = await repo.openTurn(turn(id, 'hello'));
     expect(opened).toEqual({ history: [], agentId: 'main', created: true });
-    const messages = await repo.listMessages(id, 0, 10);
+    const messages = await sessions.listMessages(id, 0, 10);
     expect(messages.map((m) => [m.seq, m.role, m.content, m.status])).toEqual([[1, 'user', 'hello', 'pending']]);
   });
 
   it('reports an unknown session as missing when the turn may not create it', async () => {
     const id = uniqueId('s');
     expect(await repo.openTurn(turn(id, 'hi', { create: false }))).toBeNull();
-    expect(await repo.exists(id)).toBe(false);
+    expect(await sessions.exists(id)).toBe(false);
   });
 
   it('returns the earlier messages, oldest first, as the history of the next turn', async () => {
@@ -78,7 +82,7 @@ describe('SessionRepository (real database)', () => {
       status: 'ok' as const,
     };
     await repo.recordProgress({ sessionId: id, turnId: t.turnId, messages: [], calls: [call, call] });
-    const summary = (await repo.listRecent(100)).find((s) => s.id === id);
+    const summary = (await sessions.listRecent(100)).find((s) => s.id === id);
     expect(summary).toMatchObject({ inputTokens: 200, outputTokens: 40, costUsd: 0.00028 });
   });
 
@@ -86,14 +90,14 @@ describe('SessionRepository (real database)', () => {
     const id = uniqueId('s');
     await repo.openTurn(turn(id, 'mine', { principalId: 'token-a' }));
     expect(await repo.openTurn(turn(id, 'not yours', { principalId: 'token-b', create: false }))).toBeNull();
-    expect((await repo.listMessages(id, 0, 10)).map((m) => m.content)).toEqual(['mine']);
+    expect((await sessions.listMessages(id, 0, 10)).map((m) => m.content)).toEqual(['mine']);
   });
 
   it('marks turns left pending by a crash as interrupted', async () => {
     const id = uniqueId('s');
     await repo.openTurn(turn(id, 'cut off'));
     expect((await repo.interruptOpenTurns()).turns).toBeGreaterThanOrEqual(1);
-    expect((await repo.listMessages(id, 0, 10)).map((m) => m.status)).toEqual(['interrupted']);
+    expect((await sessions.listMessages(id, 0, 10)).map((m) => m.status)).toEqual(['interrupted']);
   });
 
   it('loads one turn in order with the history before it', async () => {

@@ -1,5 +1,5 @@
 import type { ChatMessage } from '@nestclaw/provider';
-import type { StoredMessage } from '../session/session.repository';
+import type { StoredMessage } from '../session/session.types';
 
 /**
  * Turns stored transcript rows into a valid provider conversation. A crash can leave an assistant

@@ -1,5 +1,5 @@
 import type { Approval } from '@nestclaw/tool';
-import type { StoredMessage } from '../session/session.repository';
+import type { StoredMessage } from '../session/session.types';
 import { resumePoint } from './resume-point';
 
 const row = (seq: number, m: Partial<StoredMessage>): StoredMessage => ({

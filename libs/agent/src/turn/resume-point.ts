@@ -1,6 +1,6 @@
 import type { ChatMessage } from '@nestclaw/provider';
 import type { Approval } from '@nestclaw/tool';
-import type { StoredMessage } from '../session/session.repository';
+import type { StoredMessage } from '../session/session.types';
 import { historyToMessages } from './prompt.builder';
 import type { StepInput } from './tool-step.runner';
 

@@ -5,7 +5,8 @@ import type { AgentConfig } from '@nestclaw/config';
 import type { ChatMessage, LlmCallRecord, ToolCall } from '@nestclaw/provider';
 import { Approval, ApprovalService, PreparedCall, ToolContext, ToolInvoker, ToolResult } from '@nestclaw/tool';
 import type { AgentEvent } from '../agent.events';
-import { NewMessage, SessionRepository } from '../session/session.repository';
+import { TurnRepository } from '../session/turn.repository';
+import type { NewMessage } from '../session/session.types';
 
 /** Thrown when the client leaves while a call waits for approval: the turn stays open to resume later. */
 export class TurnDetachedError extends NestclawError {
@@ -48,7 +49,7 @@ export class ToolStepRunner {
   constructor(
     private readonly invoker: ToolInvoker,
     private readonly approvals: ApprovalService,
-    private readonly sessions: SessionRepository,
+    private readonly sessions: TurnRepository,
   ) {}
 
   async run(turn: StepTurn, step: StepInput, signal: AbortSignal | undefined, emit: (e: AgentEvent) => void): Promise<StepOutput> {

@@ -6,7 +6,7 @@ import { ToolRegistry } from '@nestclaw/tool';
 import { classifyTrivial } from '../classifier/trivial-message.classifier';
 import { CompactionService, CompactReport } from '../compaction/compaction.service';
 import { PromptMode, SystemPromptBuilder } from '../prompt/system-prompt.builder';
-import type { StoredMessage } from '../session/session.repository';
+import type { StoredMessage } from '../session/session.types';
 
 export interface TurnContextRequest {
   sessionId: string;

@@ -1,5 +1,6 @@
 import type { AttemptStart, CallLedger } from '@nestclaw/provider';
-import type { PlannedCall, SessionRepository } from '../session/session.repository';
+import type { TurnRepository } from '../session/turn.repository';
+import type { PlannedCall } from '../session/session.types';
 
 /**
  * A turn's side of the `llm_calls` ledger: every attempt has its row before its request leaves.
@@ -11,7 +12,7 @@ export class TurnLedger implements CallLedger {
   private ahead?: { id: string; planned: PlannedCall };
 
   constructor(
-    private readonly sessions: SessionRepository,
+    private readonly sessions: TurnRepository,
     private readonly sessionId: string,
     private readonly turnId: string,
     /** The model the next call will most likely use (the chain's first). */

@@ -3,7 +3,8 @@ import type { AgentConfig } from '@nestclaw/config';
 import { TurnMemory } from '@nestclaw/memory';
 import type { ChatMessage, LlmCallRecord } from '@nestclaw/provider';
 import type { PromptMode } from '../prompt/system-prompt.builder';
-import { SessionRepository, StoredMessage } from '../session/session.repository';
+import { TurnRepository } from '../session/turn.repository';
+import type { StoredMessage } from '../session/session.types';
 import type { ResumePoint } from './resume-point';
 import type { LoopStart } from './turn.loop';
 import type { StepTurn } from './tool-step.runner';
@@ -32,7 +33,7 @@ export interface MessageStart {
 export class TurnStartBuilder {
   constructor(
     private readonly context: TurnContextService,
-    private readonly sessions: SessionRepository,
+    private readonly sessions: TurnRepository,
     private readonly memory: TurnMemory,
   ) {}
 

@@ -4,7 +4,8 @@ import { ConfigService } from '@nestclaw/config';
 import { ChatMessage, ChatResponse, LlmCallRecord, ProviderChainError, ReliableProvider } from '@nestclaw/provider';
 import { AgentDirectory } from '../agent.directory';
 import type { TurnOptions, TurnResult } from '../agent.types';
-import { NewMessage, SessionRepository } from '../session/session.repository';
+import { TurnRepository } from '../session/turn.repository';
+import type { NewMessage } from '../session/session.types';
 import { callModel, CancelledTurnError, sumUsage } from './model-call';
 import { StepInput, StepTurn, ToolStepRunner, TurnDetachedError } from './tool-step.runner';
 import { TurnContext, TurnContextService } from './turn-context.service';
@@ -33,7 +34,7 @@ export class TurnLoop {
 
   constructor(
     private readonly config: ConfigService,
-    private readonly sessions: SessionRepository,
+    private readonly sessions: TurnRepository,
     private readonly provider: ReliableProvider,
     private readonly context: TurnContextService,
     private readonly steps: ToolStepRunner,

@@ -9,7 +9,8 @@ import { HookRegistry } from '@nestclaw/tool';
 import type { TurnUsage } from '../agent.events';
 import { AgentDirectory } from '../agent.directory';
 import type { TurnInput, TurnOptions, TurnResult } from '../agent.types';
-import { LinkedTurn, SessionRepository } from '../session/session.repository';
+import { TurnRepository } from '../session/turn.repository';
+import type { LinkedTurn } from '../session/session.types';
 import { resumePoint } from './resume-point';
 import type { StepTurn } from './tool-step.runner';
 import { TurnLoop } from './turn.loop';
@@ -25,7 +26,7 @@ export class TurnRunner {
   private readonly logger = new Logger('Agent');
 
   constructor(
-    private readonly sessions: SessionRepository,
+    private readonly sessions: TurnRepository,
     private readonly hooks: HookRegistry,
     private readonly memory: TurnMemory,
     private readonly starts: TurnStartBuilder,

@@ -1,0 +1,85 @@
+import type { LlmCallRecord, ToolCall } from '@nestclaw/provider';
+
+export interface StoredMessage {
+  seq: number;
+  turnId: string;
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: string;
+  toolCalls: ToolCall[] | null;
+  toolCallId: string | null;
+  toolName: string | null;
+  status: string;
+  createdAt: string;
+}
+
+export interface NewMessage {
+  role: StoredMessage['role'];
+  content: string;
+  toolCalls?: ToolCall[];
+  toolCallId?: string;
+  toolName?: string;
+  status?: 'ok' | 'interrupted' | 'error';
+}
+
+export interface OpenTurn {
+  sessionId: string;
+  turnId: string;
+  agentId: string;
+  content: string;
+  channel: string;
+  endpointId?: string;
+  /** Create the session when it does not exist (else an unknown id is reported as missing). */
+  create: boolean;
+  historyLimit: number;
+  /** A paired token's id: it may only continue sessions it created. Absent for the owner and channels. */
+  principalId?: string;
+  /** The inbound message this turn answers (unique: one user row per message). */
+  inboundKey?: string;
+  /** The model the first attempt will most likely use: its `llm_calls` row is written with the turn. */
+  plannedCall?: PlannedCall;
+}
+
+/** Provider and model of an attempt about to start (a `started` ledger row written ahead of it). */
+export interface PlannedCall {
+  provider: string;
+  model: string;
+}
+
+/** A turn already stored for an inbound message (a retry after a crash finds it). */
+export interface LinkedTurn {
+  sessionId: string;
+  turnId: string;
+  agentId: string;
+  seq: number;
+  /** The user row's status: ok | error | interrupted | pending. */
+  status: string;
+  content: string;
+  /** The final answer, when the turn closed with one. */
+  reply: string | null;
+}
+
+export interface TurnProgress {
+  sessionId: string;
+  turnId: string;
+  messages: NewMessage[];
+  calls: LlmCallRecord[];
+  /** Present when the turn ends: the user message leaves `pending` and the reply is logged. */
+  close?: { status: 'ok' | 'interrupted' | 'error'; reply: string; channel: string; endpointId?: string };
+  /** A `started` row written ahead that no attempt used: deleted. */
+  unusedCallId?: string;
+  /** Write a `started` row for the model call that follows (returned as the result). */
+  plannedCall?: PlannedCall;
+}
+
+export interface SessionSummary {
+  id: string;
+  agentId: string;
+  channel: string;
+  title: string | null;
+  messageCount: number;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+  createdAt: string;
+  updatedAt: string;
+}

@@ -1,0 +1,276 @@
+import { Injectable } from '@nestjs/common';
+import { DatabaseService } from '@nestclaw/db';
+import type { AttemptStart, LlmCallRecord } from '@nestclaw/provider';
+import type { LinkedTurn, OpenTurn, StoredMessage, TurnProgress } from './session.types';
+
+/** Completes attempts whose `llm_calls` rows were written when they started ($13–$23, ids in $28). */
+const COMPLETE_CALLS_SQL = `
+      ), cu AS (
+        UPDATE llm_calls l SET provider = x.provider, model = x.model, attempt = x.attempt, is_fallback = x.is_fallback,
+               input_tokens = x.input_tokens, output_tokens = x.output_tokens, cached_input_tokens = x.cached_input_tokens,
+               cost_usd = x.cost_usd, latency_ms = x.latency_ms, status = x.status, error_code = x.error_code
+          FROM unnest($13::text[], $14::text[], $15::int[], $16::bool[], $17::int[], $18::int[], $19::int[],
+                      $20::numeric[], $21::int[], $22::text[], $23::text[], $28::bigint[])
+            AS x(provider, model, attempt, is_fallback, input_tokens, output_tokens, cached_input_tokens, cost_usd, latency_ms,
+                 status, error_code, ledger_id)
+         WHERE l.id = x.ledger_id`;
+
+/**
+ * The general form: completes rows written at start, adds replays (no request, no row yet), deletes a
+ * row written ahead that no attempt used ($29) and writes one ahead for the next call ($30, $31).
+ */
+const RECORD_CALLS_SQL = `
+      ), x AS (
+        SELECT * FROM unnest($13::text[], $14::text[], $15::int[], $16::bool[], $17::int[], $18::int[], $19::int[],
+                             $20::numeric[], $21::int[], $22::text[], $23::text[], $28::bigint[])
+          AS x(provider, model, attempt, is_fallback, input_tokens, output_tokens, cached_input_tokens, cost_usd, latency_ms,
+               status, error_code, ledger_id)
+      ), c AS (
+        -- Attempts whose row was written when they started are completed; replays (no request) are added.
+        INSERT INTO llm_calls (session_id, turn_id, provider, model, attempt, is_fallback, input_tokens, output_tokens,
+                               cached_input_tokens, cost_usd, latency_ms, status, error_code)
+        SELECT $1, $2, provider, model, attempt, is_fallback, input_tokens, output_tokens, cached_input_tokens, cost_usd,
+               latency_ms, status, error_code FROM x WHERE ledger_id IS NULL
+      ), cu AS (
+        UPDATE llm_calls l SET provider = x.provider, model = x.model, attempt = x.attempt, is_fallback = x.is_fallback,
+               input_tokens = x.input_tokens, output_tokens = x.output_tokens, cached_input_tokens = x.cached_input_tokens,
+               cost_usd = x.cost_usd, latency_ms = x.latency_ms, status = x.status, error_code = x.error_code
+          FROM x WHERE l.id = x.ledger_id
+      ), cd AS (
+        DELETE FROM llm_calls WHERE $29::bigint IS NOT NULL AND id = $29 AND status = 'started'
+      ), cn AS (
+        INSERT INTO llm_calls (session_id, turn_id, provider, model, latency_ms, status)
+        SELECT $1, $2, $30, $31, 0, 'started' FROM s WHERE $30::text IS NOT NULL RETURNING id`;
+
+/**
+ * A turn's rows: the user message, transcript and `llm_calls` ledger. The turn path is two statements (open, close) so a turn costs two
+ * round trips however many tables it touches (raw SQL: the hot path, docs/adr).
+ */
+@Injectable()
+export class TurnRepository {
+  constructor(private readonly db: DatabaseService) {}
+
+  /**
+   * Commits the user message (status `pending` until the turn closes), logs it, creates the session
+   * when allowed, and returns the history before this message. Null when the session does not exist.
+   */
+  async openTurn(t: OpenTurn): Promise<{ history: StoredMessage[]; agentId: string; created: boolean; callId?: string } | null> {
+    const sql = `
+      WITH s AS (
+        ${
+          t.create
+            ? `INSERT INTO sessions (id, agent_id, channel, title, last_seq, principal_id) VALUES ($1, $3, $5, left($4, 80), 1, $8)
+               ON CONFLICT (id) DO UPDATE SET last_seq = sessions.last_seq + 1, updated_at = now()
+                 WHERE $8::text IS NULL OR sessions.principal_id = $8
+               RETURNING last_seq, agent_id, (xmax = 0) AS created`
+            : `UPDATE sessions SET last_seq = last_seq + 1, updated_at = now()
+               WHERE id = $1 AND ($8::text IS NULL OR principal_id = $8)
+               RETURNING last_seq, agent_id, ($3::text IS NULL) AS created`
+        }
+      ), m AS (
+        INSERT INTO messages (session_id, seq, turn_id, role, content, status, inbound_key)
+        SELECT $1, s.last_seq, $2, 'user', $4, 'pending', $9 FROM s
+      ), c AS (
+        INSERT INTO llm_calls (session_id, turn_id, provider, model, latency_ms, status)
+        SELECT $1, $2, $10, $11, 0, 'started' FROM s WHERE $10::text IS NOT NULL RETURNING id
+      ), k AS (
+        INSERT INTO checkpoints (session_id, kind) SELECT $1, 'session_start' FROM s WHERE s.created
+      ), l AS (
+        INSERT INTO conversation_log (direction, channel, endpoint_id, session_id, content)
+        SELECT 'in', $5, $6, $1, $4 FROM s
+      )
+      SELECT (SELECT agent_id FROM s) AS agent_id, coalesce((SELECT created FROM s), false) AS created,
+             (SELECT id::text FROM c) AS call_id,
+             (SELECT coalesce(json_agg(h ORDER BY h.seq), '[]'::json) FROM (
+                SELECT seq, turn_id AS "turnId", role, content, tool_calls AS "toolCalls", tool_call_id AS "toolCallId",
+                       tool_name AS "toolName", status, created_at AS "createdAt"
+                FROM messages WHERE session_id = $1 AND EXISTS (SELECT 1 FROM s) ORDER BY seq DESC LIMIT $7) h) AS history`;
+    // Named: parsed and planned once per connection instead of on every turn.
+    const { rows } = await this.db.query<{
+      agent_id: string | null;
+      created: boolean;
+      call_id: string | null;
+      history: StoredMessage[];
+    }>(
+      sql,
+      [
+        t.sessionId,
+        t.turnId,
+        t.agentId,
+        t.content,
+        t.channel,
+        t.endpointId ?? null,
+        t.historyLimit,
+        t.principalId ?? null,
+        t.inboundKey ?? null,
+        t.plannedCall?.provider ?? null,
+        t.plannedCall?.model ?? null,
+      ],
+      { name: t.create ? 'nestclaw_open_turn_create' : 'nestclaw_open_turn' },
+    );
+    const row = rows[0];
+    if (!row?.agent_id) return null;
+    return { history: row.history, agentId: row.agent_id, created: row.created, callId: row.call_id ?? undefined };
+  }
+
+  /** Appends transcript rows and call records for a turn, and closes it when `close` is set. */
+  async recordProgress(p: TurnProgress): Promise<string | undefined> {
+    const msgs = p.messages;
+    const calls = p.calls;
+    const sum = (f: (c: LlmCallRecord) => number) => calls.reduce((a, c) => a + f(c), 0);
+    // The usual case (every attempt's row written when it started, nothing to add or delete) has its
+    // own, smaller statement: this runs once per turn on the hot path.
+    const onlyUpdates = calls.every((c) => c.ledgerId) && !p.unusedCallId && !p.plannedCall;
+    const ledger = onlyUpdates ? COMPLETE_CALLS_SQL : RECORD_CALLS_SQL;
+    const sql = `
+      WITH s AS (
+        UPDATE sessions SET last_seq = last_seq + $3::int, updated_at = now(),
+          input_tokens = input_tokens + $10::bigint, output_tokens = output_tokens + $11::bigint,
+          cost_usd = cost_usd + $12::numeric
+        WHERE id = $1 RETURNING last_seq - $3::int AS base
+      ), m AS (
+        INSERT INTO messages (session_id, seq, turn_id, role, content, tool_calls, tool_call_id, tool_name, status)
+        SELECT $1, s.base + x.ord, $2, x.role, x.content, x.tool_calls, x.tool_call_id, x.tool_name, x.status
+        FROM s, unnest($4::text[], $5::text[], $6::jsonb[], $7::text[], $8::text[], $9::text[])
+          WITH ORDINALITY AS x(role, content, tool_calls, tool_call_id, tool_name, status, ord)
+${ledger}
+      ), u AS (
+        UPDATE messages SET status = $24 WHERE $24::text IS NOT NULL AND session_id = $1 AND turn_id = $2 AND status = 'pending'
+      ), l AS (
+        INSERT INTO conversation_log (direction, channel, endpoint_id, session_id, content)
+        SELECT 'out', $25, $26, $1, $27 WHERE $24::text IS NOT NULL
+      )
+      SELECT base${onlyUpdates ? '' : ', (SELECT id::text FROM cn) AS call_id'} FROM s`;
+    const values = [
+      p.sessionId,
+      p.turnId,
+      msgs.length,
+      msgs.map((m) => m.role),
+      msgs.map((m) => m.content),
+      msgs.map((m) => (m.toolCalls?.length ? JSON.stringify(m.toolCalls) : null)),
+      msgs.map((m) => m.toolCallId ?? null),
+      msgs.map((m) => m.toolName ?? null),
+      msgs.map((m) => m.status ?? 'ok'),
+      sum((c) => c.usage.inputTokens),
+      sum((c) => c.usage.outputTokens),
+      sum((c) => c.costUsd).toFixed(8),
+      calls.map((c) => c.provider),
+      calls.map((c) => c.model),
+      calls.map((c) => c.attempt),
+      calls.map((c) => c.isFallback),
+      calls.map((c) => c.usage.inputTokens),
+      calls.map((c) => c.usage.outputTokens),
+      calls.map((c) => c.usage.cachedInputTokens),
+      calls.map((c) => c.costUsd.toFixed(8)),
+      calls.map((c) => c.latencyMs),
+      calls.map((c) => c.status),
+      calls.map((c) => c.errorCode ?? null),
+      p.close?.status ?? null,
+      p.close?.channel ?? null,
+      p.close?.endpointId ?? null,
+      p.close?.reply ?? null,
+      calls.map((c) => c.ledgerId ?? null),
+      p.unusedCallId ?? null,
+      p.plannedCall?.provider ?? null,
+      p.plannedCall?.model ?? null,
+    ];
+    const { rows } = await this.db.query<{ call_id?: string | null }>(sql, onlyUpdates ? values.slice(0, 28) : values, {
+      name: onlyUpdates ? 'nestclaw_complete_turn' : 'nestclaw_record_progress',
+    });
+    return rows[0]?.call_id ?? undefined;
+  }
+
+  /** Writes the `started` ledger row of an attempt nobody wrote ahead (retries, fallbacks, resumed turns). */
+  async startCall(sessionId: string, turnId: string, a: AttemptStart): Promise<string> {
+    const { rows } = await this.db.query<{ id: string }>(
+      `INSERT INTO llm_calls (session_id, turn_id, provider, model, attempt, is_fallback, latency_ms, status)
+             VALUES ($1, $2, $3, $4, $5, $6, 0, 'started') RETURNING id::text`,
+      [sessionId, turnId, a.provider, a.model, a.attempt, a.isFallback],
+      { name: 'nestclaw_start_call' },
+    );
+    return rows[0].id;
+  }
+
+  /** The row written ahead guessed another model or attempt (a breaker was open): corrected before the request leaves. */
+  async correctStartedCall(id: string, a: AttemptStart): Promise<void> {
+    await this.db.query(`UPDATE llm_calls SET provider = $2, model = $3, attempt = $4, is_fallback = $5 WHERE id = $1`, [
+      id,
+      a.provider,
+      a.model,
+      a.attempt,
+      a.isFallback,
+    ]);
+  }
+
+  /** The turn stored for an inbound message, with its final answer when it has one. */
+  async findByInbound(inboundKey: string): Promise<LinkedTurn | null> {
+    const { rows } = await this.db.query<LinkedTurn>(
+      `SELECT u.session_id AS "sessionId", u.turn_id AS "turnId", s.agent_id AS "agentId", u.seq, u.status, u.content,
+              (SELECT a.content FROM messages a
+                WHERE a.session_id = u.session_id AND a.turn_id = u.turn_id AND a.role = 'assistant'
+                  AND a.status = 'ok' AND a.tool_calls IS NULL
+                ORDER BY a.seq DESC LIMIT 1) AS reply
+         FROM messages u JOIN sessions s ON s.id = u.session_id
+        WHERE u.inbound_key = $1`,
+      [inboundKey],
+    );
+    return rows[0] ?? null;
+  }
+
+  /**
+   * Replaces what an unfinished turn left behind (partial answers, tool rows) so it runs again from
+   * its user message, which stays the one stored row for it; returns the history before it.
+   */
+  async reopenTurn(t: LinkedTurn, historyLimit: number): Promise<StoredMessage[]> {
+    const { rows } = await this.db.query<{ history: StoredMessage[] }>(
+      `WITH d AS (
+         DELETE FROM messages WHERE session_id = $1 AND turn_id = $2 AND role <> 'user'
+       ), u AS (
+         UPDATE messages SET status = 'pending' WHERE session_id = $1 AND turn_id = $2 AND role = 'user'
+       )
+       SELECT coalesce(json_agg(h ORDER BY h.seq), '[]'::json) AS history FROM (
+         SELECT seq, turn_id AS "turnId", role, content, tool_calls AS "toolCalls", tool_call_id AS "toolCallId",
+                tool_name AS "toolName", status, created_at AS "createdAt"
+           FROM messages WHERE session_id = $1 AND seq < $3 ORDER BY seq DESC LIMIT $4) h`,
+      [t.sessionId, t.turnId, t.seq, historyLimit],
+    );
+    return rows[0].history;
+  }
+
+  /**
+   * At start-up: turns left open by a crash are marked interrupted. Returns how many. Turns paused
+   * for a pending tool approval are not crashed: they resume when the approval is decided.
+   */
+  async interruptOpenTurns(): Promise<{ turns: number; calls: number }> {
+    // A call row still `started` belongs to a turn that never closed: its attempt died with the process.
+    const { rows } = await this.db.query<{ turns: string; calls: string }>(
+      `WITH t AS (
+         UPDATE messages m SET status = 'interrupted' WHERE m.status = 'pending'
+           AND NOT EXISTS (SELECT 1 FROM tool_approvals a WHERE a.turn_id = m.turn_id AND a.status = 'pending')
+         RETURNING session_id, turn_id
+       ), c AS (
+         UPDATE llm_calls SET status = 'interrupted', error_code = 'process_exited'
+          WHERE status = 'started' AND session_id IN (SELECT session_id FROM t) AND turn_id IN (SELECT turn_id FROM t)
+         RETURNING 1
+       )
+       SELECT (SELECT count(*) FROM t) AS turns, (SELECT count(*) FROM c) AS calls`,
+    );
+    return { turns: Number(rows[0].turns), calls: Number(rows[0].calls) };
+  }
+
+  /** For resuming a paused turn: the rows of that turn in order, and the history before it. */
+  async loadTurn(sessionId: string, turnId: string, historyLimit: number): Promise<{ history: StoredMessage[]; turn: StoredMessage[] }> {
+    const cols = `seq, turn_id AS "turnId", role, content, tool_calls AS "toolCalls", tool_call_id AS "toolCallId",
+                  tool_name AS "toolName", status, created_at AS "createdAt"`;
+    const turn = await this.db.query<StoredMessage>(`SELECT ${cols} FROM messages WHERE session_id = $1 AND turn_id = $2 ORDER BY seq`, [
+      sessionId,
+      turnId,
+    ]);
+    const first = turn.rows[0]?.seq ?? 0;
+    const history = await this.db.query<StoredMessage>(
+      `SELECT * FROM (SELECT ${cols} FROM messages WHERE session_id = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3) h ORDER BY seq`,
+      [sessionId, first, historyLimit],
+    );
+    return { history: history.rows, turn: turn.rows };
+  }
+}
