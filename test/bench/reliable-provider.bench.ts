@@ -37,6 +37,10 @@ loader._resolveFilename = function (request: string, ...rest: unknown[]) {
 const provider = require('@nestclaw/provider') as typeof ProviderLib;
 const { configSchema } = require('@nestclaw/config') as typeof ConfigLib;
 const { MemoryIdempotencyStore } = require('@nestclaw/testing') as typeof TestingLib;
+// The repository is the store's own collaborator, not part of the lib's public entry.
+const { IdempotencyRepository } = require(join(ROOT, 'libs/provider/src/reliability/idempotency.repository')) as {
+  IdempotencyRepository: new (db: unknown) => ConstructorParameters<typeof ProviderLib.PgIdempotencyStore>[0];
+};
 const { FakeOpenAiServer } = require('../fixtures/fake-openai.server') as { FakeOpenAiServer: typeof FakeServer };
 /* eslint-enable @typescript-eslint/no-require-imports */
 
@@ -210,7 +214,9 @@ async function main(): Promise<void> {
   await fake.stop();
 
   const pg = await withScratchDatabase(async (pool) => {
-    const store = new provider.PgIdempotencyStore({ pool } as unknown as ConstructorParameters<typeof provider.PgIdempotencyStore>[0]);
+    // Only the query helper is used: a scratch pool stands in for DatabaseService.
+    const db = { query: (text: string, values?: unknown[]) => pool.query(text, values) };
+    const store = new provider.PgIdempotencyStore(new IdempotencyRepository(db));
     const withPg = reliableFor(instant, store, '10m');
     const r = await measure(
       QUICK ? 1_000 : 4_000,

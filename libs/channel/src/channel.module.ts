@@ -9,6 +9,7 @@ import { APPROVAL_DECIDER, ApprovalDecider } from './channel.port';
 import { ChannelRegistry } from './channel.registry';
 import { ApprovalCommands } from './commands/approval-commands';
 import { ChatCommands } from './commands/chat-commands';
+import { ConversationLogRepository } from './conversation-log/conversation-log.repository';
 import { ConversationLogService } from './conversation-log/conversation-log.service';
 import { OutboundRepository } from './delivery/outbound.repository';
 import { ReplyDelivery } from './delivery/reply-delivery.service';
@@ -43,6 +44,7 @@ export class ChannelModule {
         ReplyDelivery,
         OutboundRepository,
         ConversationLogService,
+        ConversationLogRepository,
         { provide: APPROVAL_DECIDER, ...approvals.decider },
       ],
       exports: [ChannelRegistry, ConversationLogService],

@@ -4,6 +4,7 @@ import { DbModule } from '@nestclaw/db';
 import { ProviderRegistry } from './provider.registry';
 import { CircuitBreakerRegistry } from './reliability/circuit-breaker.registry';
 import { Clock } from './reliability/clock';
+import { IdempotencyRepository } from './reliability/idempotency.repository';
 import { IdempotencyStore, PgIdempotencyStore } from './reliability/idempotency.store';
 import { RateLimitTracker } from './reliability/rate-limit.tracker';
 import { ReliableProvider } from './reliable.provider';
@@ -17,6 +18,7 @@ import { UsageRepository } from './usage/usage.repository';
     ProviderRegistry,
     CircuitBreakerRegistry,
     RateLimitTracker,
+    IdempotencyRepository,
     { provide: IdempotencyStore, useClass: PgIdempotencyStore },
     ReliableProvider,
     ProviderStatusService,

@@ -27,7 +27,7 @@ export function logCommand(): Command {
         const sink = opts.out ? createWriteStream(opts.out) : process.stdout;
         let n = 0;
         await withDatabase(async (db) => {
-          for await (const entry of new ConversationLogService(db).export(from, to)) {
+          for await (const entry of ConversationLogService.forDatabase(db).export(from, to)) {
             if (!sink.write(`${JSON.stringify(entry)}\n`)) await once(sink, 'drain');
             n++;
           }

@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
-import { DatabaseService } from '@nestclaw/db';
 import type { ChatResponse } from '../model-provider.port';
 import { IdempotencyKeyIndex, MAX_INDEXED_KEYS } from './idempotency.index';
+import { IdempotencyRepository } from './idempotency.repository';
 
 export interface StoredAnswer {
   key: string;
@@ -36,18 +36,15 @@ export class PgIdempotencyStore extends IdempotencyStore implements BeforeApplic
   private loading?: Promise<void>;
   private lastPurge = 0;
 
-  constructor(private readonly db: DatabaseService) {
+  constructor(private readonly rows: IdempotencyRepository) {
     super();
   }
 
   /** Loads the key index on first use (not at start-up: `nestclaw doctor` never needs it). */
   private loadIndex(): Promise<void> {
-    return (this.loading ??= this.db.pool
-      .query<{ key: string; exp: number }>(
-        `SELECT key, (extract(epoch FROM expires_at) * 1000)::float8 AS exp FROM llm_idempotency WHERE expires_at > now() LIMIT $1`,
-        [MAX_INDEXED_KEYS + 1],
-      )
-      .then(({ rows }) => this.index.load(rows.map((r) => ({ key: r.key, expiresAt: r.exp }))))
+    return (this.loading ??= this.rows
+      .liveKeys(MAX_INDEXED_KEYS + 1)
+      .then((rows) => this.index.load(rows.map((r) => ({ key: r.key, expiresAt: r.exp }))))
       .catch((e: unknown) => this.logger.warn(`could not load stored answer keys, looking each up instead: ${(e as Error).message}`)));
   }
 
@@ -60,10 +57,7 @@ export class PgIdempotencyStore extends IdempotencyStore implements BeforeApplic
     const keys = this.index.candidates(allKeys);
     if (keys.length === 0) return undefined;
     try {
-      const { rows } = await this.db.pool.query<{ key: string; model_name: string; response: ChatResponse }>(
-        `SELECT key, model_name, response FROM llm_idempotency WHERE key = ANY($1::text[]) AND expires_at > now()`,
-        [keys],
-      );
+      const rows = await this.rows.findLive(keys);
       if (rows.length === 0) return undefined;
       const byKey = new Map(rows.map((r) => [r.key, r]));
       const hit = keys.map((k) => byKey.get(k)).find((r) => r !== undefined);
@@ -89,27 +83,13 @@ export class PgIdempotencyStore extends IdempotencyStore implements BeforeApplic
     const batch = [...this.unsaved.values()];
     this.unsaved.clear();
     if (batch.length === 0) return;
-    this.track(
-      this.db.pool.query(
-        `INSERT INTO llm_idempotency (key, model_name, response, expires_at)
-         SELECT x.key, x.model_name, x.response, now() + x.ttl * interval '1 millisecond'
-         FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::bigint[]) AS x(key, model_name, response, ttl)
-         ON CONFLICT (key) DO UPDATE SET model_name = EXCLUDED.model_name, response = EXCLUDED.response,
-           created_at = now(), expires_at = EXCLUDED.expires_at`,
-        [
-          batch.map((b) => b.answer.key),
-          batch.map((b) => b.answer.modelName),
-          batch.map((b) => JSON.stringify(b.answer.response)),
-          batch.map((b) => Math.round(b.ttlMs)),
-        ],
-      ),
-      'store answers',
-      () => batch.forEach((b) => this.pending.delete(b.answer.key)),
+    this.track(this.rows.saveMany(batch.map((b) => ({ ...b.answer, ttlMs: b.ttlMs }))), 'store answers', () =>
+      batch.forEach((b) => this.pending.delete(b.answer.key)),
     );
     const now = Date.now();
     if (now - this.lastPurge >= PURGE_EVERY_MS) {
       this.lastPurge = now;
-      this.track(this.db.pool.query(`DELETE FROM llm_idempotency WHERE expires_at < now()`), 'purge expired answers');
+      this.track(this.rows.purgeExpired(), 'purge expired answers');
     }
   }
 
