@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CORPUS, LEGITIMATE, REFUSED } from './exec-policy.corpus';
+import { CORPUS, LEGITIMATE, REFUSED } from '@nestclaw/testing';
 import { evaluateCommand, ExecPolicyConfig } from './exec-policy';
 
 const allowlist: ExecPolicyConfig = { security: 'allowlist', allow: [] };
