@@ -1,4 +1,5 @@
 export * from './api-token.service';
+export * from './principal.resolver';
 export * from './security.module';
 export * from './security-access.module';
 export * from './scopes';

@@ -2,7 +2,7 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { NestclawError } from '@nestclaw/common';
-import { ApiTokenService, OWNER, PairedTokenService, Principal, Scope } from '@nestclaw/security';
+import { Principal, PrincipalResolver, Scope } from '@nestclaw/security';
 import { bearerToken } from './bearer-token';
 import { IS_PUBLIC } from './public.decorator';
 import { REQUIRED_SCOPE } from './require-scope.decorator';
@@ -18,8 +18,7 @@ import { TokenRateLimit } from './token-rate-limit';
 export class BearerAuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
-    private readonly tokens: ApiTokenService,
-    private readonly paired: PairedTokenService,
+    private readonly principals: PrincipalResolver,
     private readonly rateLimit: TokenRateLimit,
   ) {}
 
@@ -33,7 +32,7 @@ export class BearerAuthGuard implements CanActivate {
     const token = bearerToken(req.raw);
     if (!token)
       throw new NestclawError('unauthorized', 'Missing bearer token: send "Authorization: Bearer <token>" (see `nestclaw token`)');
-    const principal = this.tokens.verify(token) ? OWNER : await this.paired.authenticate(token);
+    const principal = await this.principals.resolve(token);
     if (!principal) throw new NestclawError('unauthorized', 'Invalid or revoked bearer token');
     const scope = this.reflector.getAllAndOverride<Scope | undefined>(REQUIRED_SCOPE, targets) ?? 'chat';
     if (!principal.scopes.includes(scope)) throw new NestclawError('forbidden', `This token lacks the "${scope}" scope`);

@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { createServer, Server } from 'node:http';
 import { ConfigService } from '@nestclaw/config';
 import { MetricsService } from '@nestclaw/observability';
-import { ApiTokenService, OWNER, PairedTokenService } from '@nestclaw/security';
+import { PrincipalResolver } from '@nestclaw/security';
 import { bearerToken } from '../auth/bearer-token';
 import { toErrorResponse } from '../errors/error-body';
 
@@ -18,8 +18,7 @@ export class MetricsListener implements OnApplicationBootstrap, OnApplicationShu
   constructor(
     private readonly config: ConfigService,
     private readonly metrics: MetricsService,
-    private readonly tokens: ApiTokenService,
-    private readonly paired: PairedTokenService,
+    private readonly principals: PrincipalResolver,
   ) {}
 
   get port(): number | undefined {
@@ -36,8 +35,7 @@ export class MetricsListener implements OnApplicationBootstrap, OnApplicationShu
       void (async () => {
         if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics')
           return send(res, 404, 'not_found', 'Only GET /metrics is served here');
-        const token = bearerToken(req);
-        const principal = token ? (this.tokens.verify(token) ? OWNER : await this.paired.authenticate(token)) : null;
+        const principal = await this.principals.resolve(bearerToken(req));
         if (!principal) return send(res, 401, 'unauthorized', 'Send "Authorization: Bearer <token>" with the metrics scope');
         if (!principal.scopes.includes('metrics')) return send(res, 403, 'forbidden', 'This token lacks the "metrics" scope');
         const scrape = await this.metrics.scrape();

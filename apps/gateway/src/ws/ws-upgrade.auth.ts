@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
-import { ApiTokenService, OWNER, PairedTokenService, Principal } from '@nestclaw/security';
+import { Principal, PrincipalResolver } from '@nestclaw/security';
 import { bearerToken } from '../auth/bearer-token';
 import { TokenRateLimit } from '../auth/token-rate-limit';
 
@@ -21,8 +21,7 @@ export function upgradePrincipal(req: IncomingMessage): Principal | undefined {
 @Injectable()
 export class WsUpgradeAuth {
   constructor(
-    private readonly tokens: ApiTokenService,
-    private readonly paired: PairedTokenService,
+    private readonly principals: PrincipalResolver,
     private readonly rateLimit: TokenRateLimit,
   ) {}
 
@@ -31,7 +30,7 @@ export class WsUpgradeAuth {
     if (!token) {
       return { ok: false, status: 401, code: 'unauthorized', message: 'Missing token: send "Authorization: Bearer <token>" or ?token=' };
     }
-    const principal = this.tokens.verify(token) ? OWNER : await this.paired.authenticate(token);
+    const principal = await this.principals.resolve(token);
     if (!principal) return { ok: false, status: 401, code: 'unauthorized', message: 'Invalid or revoked token' };
     if (!principal.scopes.includes('chat'))
       return { ok: false, status: 403, code: 'forbidden', message: 'This token lacks the "chat" scope' };
