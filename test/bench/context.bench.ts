@@ -19,6 +19,7 @@ import { join, resolve } from 'node:path';
 import { stringify } from 'yaml';
 import type * as CommonLib from '@nestclaw/common';
 import type * as AgentLib from '@nestclaw/agent';
+import type * as TestingLib from '@nestclaw/testing';
 import type { FakeOpenAiServer as FakeServer } from '../fixtures/fake-openai.server';
 import type * as SummarizerFixture from '../fixtures/fake-summarizer';
 import type * as ProcessSupport from '../support/gateway-process';
@@ -33,7 +34,8 @@ loader._resolveFilename = function (request: string, ...rest: unknown[]) {
 };
 /* eslint-disable @typescript-eslint/no-require-imports */
 const { countChatTokens, countTokens } = require('@nestclaw/common') as typeof CommonLib;
-const { classifyTrivial, LABELLED_MESSAGES: labelled } = require('@nestclaw/agent') as typeof AgentLib;
+const { classifyTrivial } = require('@nestclaw/agent') as typeof AgentLib;
+const { LABELLED_MESSAGES: labelled } = require('@nestclaw/testing') as typeof TestingLib;
 const { FakeOpenAiServer } = require('../fixtures/fake-openai.server') as { FakeOpenAiServer: typeof FakeServer };
 const { fakeSummarizer, isSummaryRequest } = require('../fixtures/fake-summarizer') as typeof SummarizerFixture;
 const { spawnGateway } = require('../support/gateway-process') as typeof ProcessSupport;

@@ -56,7 +56,6 @@ import { SchedulerClock } from './scheduler/scheduler.clock';
   exports: [
     AgentService,
     SessionRepository,
-    CompactionService,
     SystemPromptBuilder,
     SkillCatalog,
     CronService,

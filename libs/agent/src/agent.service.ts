@@ -12,8 +12,6 @@ import { sumUsage } from './turn/model-call';
 import { TurnContextService } from './turn/turn-context.service';
 import { TurnRunner } from './turn/turn.runner';
 
-export type { CompactResult, TurnInput, TurnOptions, TurnResult } from './agent.types';
-
 /**
  * The agent loop's front door: history → prompt → model → tools → … → reply, one turn at a time per
  * session. A tool call that needs approval pauses the turn; it resumes in-process, or from the

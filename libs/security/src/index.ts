@@ -8,5 +8,4 @@ export * from './api-pairing.service';
 export * from './channel-access.service';
 export * from './rate-limiter';
 export * from './security.errors';
-export { channelPairingCode, apiPairingCode, normalizeCode, UNAMBIGUOUS_ALPHABET } from './pairing-code';
 export * from './sensitive-config.service';

@@ -1,5 +1,5 @@
+import { LABELLED_MESSAGES } from '@nestclaw/testing';
 import { classifyTrivial } from './trivial-message.classifier';
-import { LABELLED_MESSAGES } from './trivial-messages.labelled';
 
 describe('classifyTrivial', () => {
   it('recognises bare greetings and thanks in both languages', () => {

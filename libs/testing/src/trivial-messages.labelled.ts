@@ -1,4 +1,4 @@
-import type { TrivialKind } from './trivial-message.classifier';
+import type { TrivialKind } from '@nestclaw/agent';
 
 /**
  * Labelled messages for the trivial-message classifier: `null` means "a real message the model
