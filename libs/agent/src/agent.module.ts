@@ -23,6 +23,10 @@ import { HeartbeatService } from './scheduler/heartbeat.service';
 import { JobScheduler } from './scheduler/job.scheduler';
 import { ScheduledJobRepository } from './scheduler/scheduled-job.repository';
 import { SchedulerClock } from './scheduler/scheduler.clock';
+import { HeartbeatRepository } from './scheduler/heartbeat.repository';
+import { JobOutputDispatcher } from './scheduler/job-output.dispatcher';
+import { JobOutputPort } from './scheduler/job-output.port';
+import { JobOutputRepository } from './scheduler/job-output.repository';
 
 @Module({
   imports: [ConfigModule, DbModule, ProviderModule, ToolModule, MemoryModule],
@@ -42,6 +46,10 @@ import { SchedulerClock } from './scheduler/scheduler.clock';
     JobScheduler,
     CronService,
     HeartbeatService,
+    HeartbeatRepository,
+    JobOutputPort,
+    JobOutputRepository,
+    JobOutputDispatcher,
   ],
   exports: [
     AgentService,
@@ -53,6 +61,7 @@ import { SchedulerClock } from './scheduler/scheduler.clock';
     JobScheduler,
     SchedulerClock,
     HeartbeatService,
+    JobOutputPort,
   ],
 })
 export class AgentModule implements OnModuleInit {

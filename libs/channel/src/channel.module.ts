@@ -9,8 +9,12 @@ import { APPROVAL_DECIDER, ApprovalDecider } from './channel.port';
 import { ChannelRegistry } from './channel.registry';
 import { ApprovalCommands } from './commands/approval-commands';
 import { ChatCommands } from './commands/chat-commands';
+import { CronCommands } from './commands/cron-commands';
+import { MemoryCommands } from './commands/memory-commands';
 import { ConversationLogService } from './conversation-log/conversation-log.service';
+import { JobOutputDelivery } from './delivery/job-output.delivery';
 import { OutboundRepository } from './delivery/outbound.repository';
+import { SessionChatRepository } from './delivery/session-chat.repository';
 import { ReplyDelivery } from './delivery/reply-delivery.service';
 import { InboundPipeline } from './inbound-pipeline.service';
 import { InboundRepository } from './inbound/inbound.repository';
@@ -38,10 +42,14 @@ export class ChannelModule {
         InboundRepository,
         ChatCommands,
         ApprovalCommands,
+        MemoryCommands,
+        CronCommands,
         ChannelTurnRunner,
         RunningTurns,
         ReplyDelivery,
         OutboundRepository,
+        JobOutputDelivery,
+        SessionChatRepository,
         ConversationLogService,
         { provide: APPROVAL_DECIDER, ...approvals.decider },
       ],
