@@ -15,6 +15,7 @@ import { SessionRepository } from './session/session.repository';
 import { SkillCatalog } from './skills/skill.catalog';
 import { SkillReadTool } from './skills/skill-read.tool';
 import { SpawnTool } from './subagents/spawn.tool';
+import { SubagentRunRepository } from './subagents/subagent-run.repository';
 import { ToolStepRunner } from './turn/tool-step.runner';
 import { TurnContextService } from './turn/turn-context.service';
 import { CronService } from './scheduler/cron.service';
@@ -50,6 +51,7 @@ import { JobOutputRepository } from './scheduler/job-output.repository';
     JobOutputPort,
     JobOutputRepository,
     JobOutputDispatcher,
+    SubagentRunRepository,
   ],
   exports: [
     AgentService,
@@ -76,7 +78,14 @@ export class AgentModule implements OnModuleInit {
   /** Tools that need the agent itself live here; the registry only knows them as tools. */
   onModuleInit(): void {
     this.tools.register(new SkillReadTool(this.skills));
-    this.tools.register(new SpawnTool(this.config, () => this.refs.get(AgentService), this.hooks));
+    this.tools.register(
+      new SpawnTool(
+        this.config,
+        () => this.refs.get(AgentService),
+        this.hooks,
+        () => this.refs.get(SubagentRunRepository),
+      ),
+    );
     this.tools.register(new CronTool(() => this.refs.get(CronService)));
   }
 }
