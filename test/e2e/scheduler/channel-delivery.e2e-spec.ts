@@ -62,9 +62,10 @@ describe('scheduled answers in chats', () => {
       (t) => t.startsWith('tool said: {') && t.endsWith('}'),
     );
     const jobId = (JSON.parse(made.replace(/^tool said: /, '')) as { added: { id: string } }).added.id;
-    const [job] = await h.query<{ deliver_to: unknown; owner_id: string }>(`SELECT deliver_to, owner_id FROM scheduled_jobs WHERE id = $1`, [
-      jobId,
-    ]);
+    const [job] = await h.query<{ deliver_to: unknown; owner_id: string }>(
+      `SELECT deliver_to, owner_id FROM scheduled_jobs WHERE id = $1`,
+      [jobId],
+    );
     expect(job).toEqual({ deliver_to: { channel: 'telegram', chatId: String(alice.id) }, owner_id: `telegram:${alice.id}` });
     const bobBefore = tg.sentTo(bob.id).length;
     now = new Date('2027-06-01T01:00:01Z');
@@ -83,9 +84,10 @@ describe('scheduled answers in chats', () => {
     now = new Date('2027-06-01T01:05:00Z');
     await tick();
     await tick();
-    const outbound = await h.query<{ chat_id: string; status: string }>(`SELECT chat_id, status FROM outbound_messages WHERE job_run_id = $1`, [
-      run.id,
-    ]);
+    const outbound = await h.query<{ chat_id: string; status: string }>(
+      `SELECT chat_id, status FROM outbound_messages WHERE job_run_id = $1`,
+      [run.id],
+    );
     expect(outbound).toEqual([{ chat_id: String(alice.id), status: 'sent' }]);
     expect(everywhere()).toEqual([String(alice.id)]);
     expect((await h.query(`SELECT 1 FROM job_runs WHERE id = $1 AND delivered_at IS NOT NULL`, [run.id])).length).toBe(1);
@@ -108,7 +110,10 @@ describe('scheduled answers in chats', () => {
       })
     ).json()) as { token: string };
     const as = (token: string, init: RequestInit = {}) =>
-      fetch(`${h.gateway.url}/v1/cron${init.method === 'DELETE' ? `/${id}` : ''}`, { ...init, headers: { authorization: `Bearer ${token}` } });
+      fetch(`${h.gateway.url}/v1/cron${init.method === 'DELETE' ? `/${id}` : ''}`, {
+        ...init,
+        headers: { authorization: `Bearer ${token}` },
+      });
     const listed = (await (await as(paired.token)).json()) as { jobs: { id: string }[] };
     expect(listed.jobs.map((j) => j.id)).not.toContain(id);
     expect((await as(paired.token, { method: 'DELETE' })).status).toBe(404);

@@ -52,13 +52,7 @@ export class CronService {
    * From the agent's cron tool: the job runs in the session it was made in, belongs to the person
    * whose turn it was (else to whoever owns the session) and answers in that session's chat, if any.
    */
-  async addFromSession(
-    sessionId: string,
-    agentId: string,
-    schedule: unknown,
-    message: string,
-    personId?: string,
-  ): Promise<ScheduledJob> {
+  async addFromSession(sessionId: string, agentId: string, schedule: unknown, message: string, personId?: string): Promise<ScheduledJob> {
     const owner = personId ? ownerOfPerson(personId) : ((await this.jobs.sessionPrincipal(sessionId)) ?? undefined);
     const deliverTo = await this.outputs.attached?.targetOf(sessionId);
     return this.add({ schedule, message, agentId, sessionId }, owner, deliverTo);

@@ -107,7 +107,14 @@ export class JobScheduler implements OnApplicationBootstrap, OnApplicationShutdo
         this.clock.now(),
       );
       if (output && job.deliverTo)
-        await this.outputs.deliver({ runId: c.runId, jobId: job.id, agentId: job.agentId, kind: 'job', target: job.deliverTo, text: output });
+        await this.outputs.deliver({
+          runId: c.runId,
+          jobId: job.id,
+          agentId: job.agentId,
+          kind: 'job',
+          target: job.deliverTo,
+          text: output,
+        });
     } catch (e) {
       this.logger.warn(`job ${job.id} (due ${c.dueAt.toISOString()}) failed: ${(e as Error).message}`);
       await this.jobs

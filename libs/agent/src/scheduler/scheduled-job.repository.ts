@@ -80,23 +80,27 @@ export class ScheduledJobRepository {
   }
 
   async deleteVisible(id: string, ownerId: string | undefined): Promise<boolean> {
-    const { rowCount } = await this.db.query(`DELETE FROM scheduled_jobs WHERE kind = 'job' AND id::text = $1 AND ($2::text IS NULL OR owner_id = $2)`, [
-      id,
-      ownerId ?? null,
-    ]);
+    const { rowCount } = await this.db.query(
+      `DELETE FROM scheduled_jobs WHERE kind = 'job' AND id::text = $1 AND ($2::text IS NULL OR owner_id = $2)`,
+      [id, ownerId ?? null],
+    );
     return (rowCount ?? 0) > 0;
   }
 
   /** Jobs that run in a session (what the agent's cron tool may see and remove from inside it). */
   async listBySession(sessionId: string): Promise<ScheduledJob[]> {
-    const { rows } = await this.db.query<ScheduledJob>(`SELECT ${JOB_COLS} FROM scheduled_jobs WHERE kind = 'job' AND session_id = $1 ORDER BY created_at`, [
-      sessionId,
-    ]);
+    const { rows } = await this.db.query<ScheduledJob>(
+      `SELECT ${JOB_COLS} FROM scheduled_jobs WHERE kind = 'job' AND session_id = $1 ORDER BY created_at`,
+      [sessionId],
+    );
     return rows;
   }
 
   async deleteInSession(id: string, sessionId: string): Promise<boolean> {
-    const { rowCount } = await this.db.query(`DELETE FROM scheduled_jobs WHERE kind = 'job' AND id::text = $1 AND session_id = $2`, [id, sessionId]);
+    const { rowCount } = await this.db.query(`DELETE FROM scheduled_jobs WHERE kind = 'job' AND id::text = $1 AND session_id = $2`, [
+      id,
+      sessionId,
+    ]);
     return (rowCount ?? 0) > 0;
   }
 
@@ -108,7 +112,10 @@ export class ScheduledJobRepository {
 
   /** Makes a job due now (`nestclaw cron run`): the gateway's next tick runs it once. */
   async makeDue(id: string, now: Date): Promise<boolean> {
-    const { rowCount } = await this.db.query(`UPDATE scheduled_jobs SET next_run_at = $2, enabled = true WHERE kind = 'job' AND id::text = $1`, [id, now]);
+    const { rowCount } = await this.db.query(
+      `UPDATE scheduled_jobs SET next_run_at = $2, enabled = true WHERE kind = 'job' AND id::text = $1`,
+      [id, now],
+    );
     return (rowCount ?? 0) > 0;
   }
 

@@ -48,11 +48,15 @@ export class CronCommands {
           const parsed = this.parseAdd(after);
           if (!parsed) return usage(prefix);
           const sessionId = await this.inbound.currentSession(routed.sessionKey);
-          const job = await this.cron.add({ schedule: parsed.schedule, message: parsed.message, agentId: routed.agentId, sessionId }, owner, {
-            channel: m.channel,
-            chatId: m.chat.id,
-            ...(m.threadId ? { threadId: m.threadId } : {}),
-          });
+          const job = await this.cron.add(
+            { schedule: parsed.schedule, message: parsed.message, agentId: routed.agentId, sessionId },
+            owner,
+            {
+              channel: m.channel,
+              chatId: m.chat.id,
+              ...(m.threadId ? { threadId: m.threadId } : {}),
+            },
+          );
           return `Scheduled job ${job.id}; next run ${job.nextRunAt}.`;
         }
         default:

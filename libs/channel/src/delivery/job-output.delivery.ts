@@ -46,7 +46,14 @@ export class JobOutputDelivery implements JobOutputSink, OnModuleInit {
       if (row?.status === 'sent') continue;
       const rowId =
         row?.id ??
-        (await this.outbound.intend({ channel: o.target.channel, chatId, jobRunId: o.runId, part: i, kind: 'job', content: part.markdown }));
+        (await this.outbound.intend({
+          channel: o.target.channel,
+          chatId,
+          jobRunId: o.runId,
+          part: i,
+          kind: 'job',
+          content: part.markdown,
+        }));
       let pid = row?.platformMessageId ?? undefined;
       if (!pid && (adapter.capabilities.idempotentSend || !adapter.edit)) {
         pid = (await adapter.send({ chatId, threadId, text: part.rendered, plain, nonce: rowId })).platformMessageId;
