@@ -17,6 +17,7 @@ import { TurnRepository } from './session/turn.repository';
 import { SkillCatalog } from './skills/skill.catalog';
 import { SkillReadTool } from './skills/skill-read.tool';
 import { SpawnTool } from './subagents/spawn.tool';
+import { SubagentRunRepository } from './subagents/subagent-run.repository';
 import { ToolStepRunner } from './turn/tool-step.runner';
 import { TurnContextService } from './turn/turn-context.service';
 import { TurnLoop } from './turn/turn.loop';
@@ -28,6 +29,10 @@ import { HeartbeatService } from './scheduler/heartbeat.service';
 import { JobScheduler } from './scheduler/job.scheduler';
 import { ScheduledJobRepository } from './scheduler/scheduled-job.repository';
 import { SchedulerClock } from './scheduler/scheduler.clock';
+import { HeartbeatRepository } from './scheduler/heartbeat.repository';
+import { JobOutputDispatcher } from './scheduler/job-output.dispatcher';
+import { JobOutputPort } from './scheduler/job-output.port';
+import { JobOutputRepository } from './scheduler/job-output.repository';
 
 @Module({
   imports: [ConfigModule, DbModule, ProviderModule, ToolModule, MemoryModule],
@@ -52,6 +57,11 @@ import { SchedulerClock } from './scheduler/scheduler.clock';
     JobScheduler,
     CronService,
     HeartbeatService,
+    HeartbeatRepository,
+    JobOutputPort,
+    JobOutputRepository,
+    JobOutputDispatcher,
+    SubagentRunRepository,
   ],
   exports: [
     AgentService,
@@ -62,6 +72,7 @@ import { SchedulerClock } from './scheduler/scheduler.clock';
     JobScheduler,
     SchedulerClock,
     HeartbeatService,
+    JobOutputPort,
   ],
 })
 export class AgentModule implements OnModuleInit {
@@ -76,7 +87,14 @@ export class AgentModule implements OnModuleInit {
   /** Tools that need the agent itself live here; the registry only knows them as tools. */
   onModuleInit(): void {
     this.tools.register(new SkillReadTool(this.skills));
-    this.tools.register(new SpawnTool(this.config, () => this.refs.get(AgentService), this.hooks));
+    this.tools.register(
+      new SpawnTool(
+        this.config,
+        () => this.refs.get(AgentService),
+        this.hooks,
+        () => this.refs.get(SubagentRunRepository),
+      ),
+    );
     this.tools.register(new CronTool(() => this.refs.get(CronService)));
   }
 }

@@ -24,3 +24,6 @@ export type { ScheduledJob, JobRun } from './scheduler/scheduled-job.repository'
 export { HeartbeatService } from './scheduler/heartbeat.service';
 export type { HeartbeatStats } from './scheduler/heartbeat.service';
 export { ScheduledJobRepository } from './scheduler/scheduled-job.repository';
+export { JobOutputPort } from './scheduler/job-output.port';
+export type { JobOutputSink, JobOutput, DeliveryTarget } from './scheduler/job-output.port';
+export { ownerOfPerson } from './scheduler/job-owner';

@@ -10,8 +10,12 @@ import { ChannelRegistry } from './channel.registry';
 import { ApprovalCommands } from './commands/approval-commands';
 import { ChatCommands } from './commands/chat-commands';
 import { ConversationLogRepository } from './conversation-log/conversation-log.repository';
+import { CronCommands } from './commands/cron-commands';
+import { MemoryCommands } from './commands/memory-commands';
 import { ConversationLogService } from './conversation-log/conversation-log.service';
+import { JobOutputDelivery } from './delivery/job-output.delivery';
 import { OutboundRepository } from './delivery/outbound.repository';
+import { SessionChatRepository } from './delivery/session-chat.repository';
 import { ReplyDelivery } from './delivery/reply-delivery.service';
 import { InboundPipeline } from './inbound-pipeline.service';
 import { InboundRepository } from './inbound/inbound.repository';
@@ -39,10 +43,14 @@ export class ChannelModule {
         InboundRepository,
         ChatCommands,
         ApprovalCommands,
+        MemoryCommands,
+        CronCommands,
         ChannelTurnRunner,
         RunningTurns,
         ReplyDelivery,
         OutboundRepository,
+        JobOutputDelivery,
+        SessionChatRepository,
         ConversationLogService,
         ConversationLogRepository,
         { provide: APPROVAL_DECIDER, ...approvals.decider },

@@ -3,7 +3,7 @@ import { recordInbound } from '@nestclaw/observability';
 import { KeyedQueue } from '@nestclaw/common';
 import { Access, AccessPolicy } from './access/access-policy';
 import type { ChannelAdapter, InboundMessage } from './channel.port';
-import { ChatCommands, isImmediate, parseCommand } from './commands/chat-commands';
+import { ChatCommands, isImmediate, ParsedCommand, parseCommand } from './commands/chat-commands';
 import { ReplyDelivery } from './delivery/reply-delivery.service';
 import { InboundRepository } from './inbound/inbound.repository';
 import { MessageRouter, Routed } from './routing/message-router';
@@ -48,10 +48,11 @@ export class InboundPipeline {
       recordInbound(m.channel, 'refused');
       return this.track(this.refuse(adapter, m, access));
     }
+    // Parsed once here; the command (or undefined: a turn) travels with the message.
     const command = parseCommand(m.text, this.router.commandPrefix());
     // /stop must not wait behind the run it stops.
-    if (command && isImmediate(command)) return this.track(this.answer(adapter, id, m, routed, false));
-    this.enqueue(adapter, id, m, routed, false);
+    if (command && isImmediate(command)) return this.track(this.answer(adapter, id, m, routed, command, false));
+    this.enqueue(adapter, id, m, routed, command, false);
   }
 
   /** Queued and unanswered messages from before a stop or crash, in their original order. */
@@ -64,6 +65,7 @@ export class InboundPipeline {
         row.id,
         row.message,
         { ...this.router.route(row.message), sessionKey: row.sessionKey },
+        parseCommand(row.message.text, this.router.commandPrefix()),
         true,
       );
     if (rows.length) this.logger.log(`answering ${rows.length} message(s) received before the last stop`);
@@ -84,9 +86,18 @@ export class InboundPipeline {
     void t.finally(() => this.inflight.delete(t));
   }
 
-  private enqueue(adapter: ChannelAdapter, id: string, m: InboundMessage, routed: Routed, recovered: boolean): void {
+  private enqueue(
+    adapter: ChannelAdapter,
+    id: string,
+    m: InboundMessage,
+    routed: Routed,
+    command: ParsedCommand | undefined,
+    recovered: boolean,
+  ): void {
     this.track(
-      this.queue.run(routed.sessionKey, () => (this.stopping ? Promise.resolve() : this.answer(adapter, id, m, routed, recovered))),
+      this.queue.run(routed.sessionKey, () =>
+        this.stopping ? Promise.resolve() : this.answer(adapter, id, m, routed, command, recovered),
+      ),
     );
   }
 
@@ -97,8 +108,14 @@ export class InboundPipeline {
   }
 
   /** A stored message's command or turn, then its delivery, then the record that it was answered. */
-  private async answer(adapter: ChannelAdapter, id: string, m: InboundMessage, routed: Routed, recovered: boolean): Promise<void> {
-    const command = parseCommand(m.text, this.router.commandPrefix());
+  private async answer(
+    adapter: ChannelAdapter,
+    id: string,
+    m: InboundMessage,
+    routed: Routed,
+    command: ParsedCommand | undefined,
+    recovered: boolean,
+  ): Promise<void> {
     if (command) {
       const text = await this.commands.run(m, routed, command);
       await this.delivery.deliver(adapter, m, id, text, 'command');

@@ -30,6 +30,7 @@ export type { InboundOutcome } from './recorders/channel.recorder';
 export { observePool, observeMigrations, recordRetentionDeleted } from './recorders/runtime.recorder';
 export { setAgentSpend, setAgentBudget, addAgentSpend, assertWithinBudget } from './recorders/budget.recorder';
 export type { BudgetPeriod, AgentBudget } from './recorders/budget.recorder';
+export { recordHeartbeatCapReached } from './recorders/scheduler.recorder';
 export { tracer, activeTraceId } from './tracing/tracer';
 export { traceRoot } from './recorders/transport.recorder';
 export { startTracing, tracingEnabled } from './tracing/tracing.setup';

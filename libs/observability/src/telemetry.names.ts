@@ -34,6 +34,9 @@ export const METRIC = {
   agentBudget: 'nestclaw_agent_budget_usd',
   agentBudgetRefusals: 'nestclaw_agent_budget_refusals_total',
 
+  // Scheduler and heartbeat
+  heartbeatCapReached: 'nestclaw_heartbeat_cap_reached_total',
+
   // Tools
   toolRuns: 'nestclaw_tool_runs_total',
   toolRunDuration: 'nestclaw_tool_run_duration_seconds',

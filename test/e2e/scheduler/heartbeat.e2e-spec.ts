@@ -56,10 +56,21 @@ describe('heartbeat', () => {
     expect(heartbeatCalls()).toHaveLength(1);
     expect(hb().stats.capped).toBe(2);
     expect(warn.mock.calls.filter(([m]) => String(m).includes('heartbeat daily token cap (1) reached'))).toHaveLength(1);
+    expect(await (await h.api('/metrics')).text()).toMatch(/nestclaw_heartbeat_cap_reached_total\{agent="busy"\} 2\b/);
     now = new Date('2027-02-03T23:30:00Z'); // quiet hours, and the next day's cap is fresh only after midnight
     await hb().tick();
     now = new Date('2027-02-04T07:30:00Z'); // a new day, outside quiet hours
     await hb().tick();
     expect(heartbeatCalls()).toHaveLength(2);
+  });
+
+  it("keeps the day's spend and the beats already made across a restart (they are read from Postgres)", async () => {
+    const before = heartbeatCalls().length; // the 07:30 beat of 2027-02-04 spent the day's cap
+    await h.restart();
+    jest.spyOn(h.gateway.app.get(SchedulerClock), 'now').mockImplementation(() => now);
+    now = new Date('2027-02-04T08:10:00Z');
+    await hb().tick();
+    expect(heartbeatCalls()).toHaveLength(before);
+    expect(hb().stats.capped).toBe(1);
   });
 });

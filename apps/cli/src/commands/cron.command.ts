@@ -1,12 +1,14 @@
 import { Command } from 'commander';
-import { CronService, ScheduledJobRepository, SchedulerClock } from '@nestclaw/agent';
+import { CronService, JobOutputPort, ScheduledJobRepository, SchedulerClock } from '@nestclaw/agent';
 import { dim, finish, messageOf, note, out, red } from '../cli-output';
 import { withDatabase } from './pairing.context';
 
 /** The owner's view of scheduled jobs; works whether the gateway runs or not (it picks changes up on its next tick). */
 async function withCron(fn: (cron: CronService) => Promise<void>): Promise<void> {
   try {
-    await withDatabase((db, config) => fn(new CronService(config, new ScheduledJobRepository(db), new SchedulerClock())));
+    await withDatabase((db, config) =>
+      fn(new CronService(config, new ScheduledJobRepository(db), new SchedulerClock(), new JobOutputPort())),
+    );
     finish(0);
   } catch (e) {
     note(red(`✖ ${messageOf(e)}`));

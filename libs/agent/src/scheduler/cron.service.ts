@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { NestclawError } from '@nestclaw/common';
 import { ConfigService } from '@nestclaw/config';
+import { ownerOfPerson } from './job-owner';
+import { DeliveryTarget, JobOutputPort } from './job-output.port';
 import { nextDue, parseSchedule } from './schedule';
 import { JobRun, ScheduledJob, ScheduledJobRepository } from './scheduled-job.repository';
 import { SchedulerClock } from './scheduler.clock';
@@ -23,9 +25,11 @@ export class CronService {
     private readonly config: ConfigService,
     private readonly jobs: ScheduledJobRepository,
     private readonly clock: SchedulerClock,
+    private readonly outputs: JobOutputPort,
   ) {}
 
-  async add(input: NewJob, ownerId: string | undefined): Promise<ScheduledJob> {
+  /** `deliverTo`: the chat the job was made in, where its answers go. */
+  async add(input: NewJob, ownerId: string | undefined, deliverTo?: DeliveryTarget): Promise<ScheduledJob> {
     const now = this.clock.now();
     const schedule = parseSchedule(input.schedule, now);
     const agentId = input.agentId ?? 'default';
@@ -39,14 +43,19 @@ export class CronService {
       sessionId: input.sessionId ?? null,
       schedule,
       message,
+      deliverTo: deliverTo ?? null,
       nextRunAt: nextDue(schedule, now, now)!.toISOString(),
     });
   }
 
-  /** From the agent's cron tool: the job runs in (and belongs to whoever owns) the session it was made in. */
-  async addFromSession(sessionId: string, agentId: string, schedule: unknown, message: string): Promise<ScheduledJob> {
-    const owner = await this.jobs.sessionPrincipal(sessionId);
-    return this.add({ schedule, message, agentId, sessionId }, owner ?? undefined);
+  /**
+   * From the agent's cron tool: the job runs in the session it was made in, belongs to the person
+   * whose turn it was (else to whoever owns the session) and answers in that session's chat, if any.
+   */
+  async addFromSession(sessionId: string, agentId: string, schedule: unknown, message: string, personId?: string): Promise<ScheduledJob> {
+    const owner = personId ? ownerOfPerson(personId) : ((await this.jobs.sessionPrincipal(sessionId)) ?? undefined);
+    const deliverTo = await this.outputs.attached?.targetOf(sessionId);
+    return this.add({ schedule, message, agentId, sessionId }, owner, deliverTo);
   }
 
   listInSession(sessionId: string): Promise<ScheduledJob[]> {

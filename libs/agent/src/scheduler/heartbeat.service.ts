@@ -1,14 +1,16 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { SchedulerRegistry } from '@nestjs/schedule';
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { Interval } from '@nestjs/schedule';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AgentConfig, ConfigService } from '@nestclaw/config';
+import { recordHeartbeatCapReached } from '@nestclaw/observability';
 import { WorkspaceLocator } from '@nestclaw/tool';
 import { AgentService } from '../agent.service';
 import { actionableHeartbeat, HEARTBEAT_NOTHING, heartbeatPrompt } from './heartbeat-file';
+import { HeartbeatRepository } from './heartbeat.repository';
+import { JobOutputDispatcher } from './job-output.dispatcher';
 import { SchedulerClock } from './scheduler.clock';
 
-const INTERVAL_NAME = 'nestclaw:heartbeat';
 const CHECK_EVERY_MS = 60_000;
 
 export interface HeartbeatStats {
@@ -25,13 +27,16 @@ export interface HeartbeatStats {
 /**
  * Per-agent heartbeat (off by default): every `interval`, outside quiet hours, read the agent's
  * HEARTBEAT.md; when it asks for something, run a turn with the minimal prompt in the agent's
- * heartbeat session, within a daily token cap.
+ * heartbeat session, within a daily token cap, and send a reply with news to the owner's default
+ * chat (`heartbeat.deliver_to`). Each interval slot and the day's spend live in Postgres
+ * (HeartbeatRepository), so restarts and several gateways neither beat twice nor forget the cap.
  */
 @Injectable()
-export class HeartbeatService implements OnApplicationBootstrap, OnApplicationShutdown {
+export class HeartbeatService implements OnApplicationShutdown {
   private readonly logger = new Logger('Heartbeat');
-  private readonly last = new Map<string, number>();
-  private readonly spent = new Map<string, { day: string; tokens: number; warned: boolean }>();
+  /** The slot each agent last handled here: saves the database a look every minute within a slot. */
+  private readonly lastSlot = new Map<string, number>();
+  private readonly warnedDay = new Map<string, string>();
   private running: Promise<void> | undefined;
   readonly stats: HeartbeatStats = { runs: 0, idle: 0, capped: 0, silent: 0 };
 
@@ -40,24 +45,16 @@ export class HeartbeatService implements OnApplicationBootstrap, OnApplicationSh
     private readonly agent: AgentService,
     private readonly workspaces: WorkspaceLocator,
     private readonly clock: SchedulerClock,
-    private readonly registry: SchedulerRegistry,
+    private readonly rows: HeartbeatRepository,
+    private readonly outputs: JobOutputDispatcher,
   ) {}
 
-  onApplicationBootstrap(): void {
-    const any = Object.values(this.config.get().agents).some((a) => a.heartbeat.enabled);
-    if (any)
-      this.registry.addInterval(
-        INTERVAL_NAME,
-        setInterval(() => void this.tick(), CHECK_EVERY_MS),
-      );
-  }
-
   async onApplicationShutdown(): Promise<void> {
-    if (this.registry.doesExist('interval', INTERVAL_NAME)) this.registry.deleteInterval(INTERVAL_NAME);
     await this.running;
   }
 
-  /** Runs the heartbeats that are due now (one pass at a time). */
+  /** Runs the heartbeats that are due now (one pass at a time); a no-op when no agent has one. */
+  @Interval('nestclaw:heartbeat', CHECK_EVERY_MS)
   tick(): Promise<void> {
     this.running ??= this.pass().finally(() => (this.running = undefined));
     return this.running;
@@ -68,17 +65,17 @@ export class HeartbeatService implements OnApplicationBootstrap, OnApplicationSh
     for (const [agentId, agent] of Object.entries(this.config.get().agents)) {
       const hb = agent.heartbeat;
       if (!hb.enabled) continue;
-      const last = this.last.get(agentId);
-      if (last !== undefined && now.getTime() - last < hb.interval) continue;
+      const slot = Math.floor(now.getTime() / hb.interval) * hb.interval;
+      if (this.lastSlot.get(agentId) === slot) continue;
       if (inQuietHours(now, agent)) continue;
-      this.last.set(agentId, now.getTime());
-      await this.beat(agentId, agent, now).catch((e: unknown) =>
+      this.lastSlot.set(agentId, slot);
+      await this.beat(agentId, agent, now, new Date(slot)).catch((e: unknown) =>
         this.logger.warn(`heartbeat of agent ${agentId} failed: ${(e as Error).message}`),
       );
     }
   }
 
-  private async beat(agentId: string, agent: AgentConfig, now: Date): Promise<void> {
+  private async beat(agentId: string, agent: AgentConfig, now: Date, slot: Date): Promise<void> {
     let text = '';
     try {
       text = readFileSync(join(this.workspaces.agentDir(agentId), 'HEARTBEAT.md'), 'utf8');
@@ -90,30 +87,47 @@ export class HeartbeatService implements OnApplicationBootstrap, OnApplicationSh
       this.stats.idle++;
       return;
     }
+    const to = agent.heartbeat.deliver_to;
+    const target = to ? { channel: to.channel, chatId: to.chat_id } : undefined;
+    const jobId = await this.rows.ensureJob(agentId, target);
     const day = now.toISOString().slice(0, 10);
-    const spent = this.spent.get(agentId)?.day === day ? this.spent.get(agentId)! : { day, tokens: 0, warned: false };
-    this.spent.set(agentId, spent);
-    if (spent.tokens >= agent.heartbeat.daily_token_cap) {
-      this.stats.capped++;
-      if (!spent.warned) {
-        spent.warned = true;
-        this.logger.warn(
-          `agent ${agentId}: heartbeat daily token cap (${agent.heartbeat.daily_token_cap}) reached; paused until tomorrow (UTC)`,
-        );
-      }
-      return;
-    }
+    const spent = await this.rows.tokensSince(jobId, new Date(`${day}T00:00:00Z`));
+    if (spent >= agent.heartbeat.daily_token_cap) return this.capped(agentId, agent, day);
+    const runId = await this.rows.claimSlot(jobId, slot, now);
+    if (!runId) return; // this slot already beat (before a restart, or in another gateway)
     this.stats.runs++;
-    const r = await this.agent.run({
-      message: heartbeatPrompt(tasks),
-      sessionId: `heartbeat:${agentId}`,
-      createSession: true,
-      agentId,
-      channel: 'heartbeat',
-      promptMode: 'minimal',
-    });
-    spent.tokens += r.usage.inputTokens + r.usage.outputTokens;
-    if (r.reply.trim() === HEARTBEAT_NOTHING) this.stats.silent++;
+    let r: Awaited<ReturnType<AgentService['run']>>;
+    try {
+      r = await this.agent.run({
+        message: heartbeatPrompt(tasks),
+        sessionId: `heartbeat:${agentId}`,
+        createSession: true,
+        agentId,
+        channel: 'heartbeat',
+        promptMode: 'minimal',
+      });
+    } catch (e) {
+      const none = { tokens: { input: 0, output: 0 }, costUsd: 0 };
+      await this.rows.finish(runId, { status: 'error', error: (e as Error).message, ...none }, undefined, this.clock.now());
+      throw e;
+    }
+    const reply = r.reply.trim();
+    const silent = !reply || reply === HEARTBEAT_NOTHING;
+    if (silent) this.stats.silent++;
+    const output = !silent && target ? { text: r.reply, leaseUntil: this.outputs.leaseUntil() } : undefined;
+    const usage = { tokens: { input: r.usage.inputTokens, output: r.usage.outputTokens }, costUsd: r.usage.costUsd };
+    await this.rows.finish(runId, { status: 'ok', turnId: r.turnId, ...usage }, output, this.clock.now());
+    if (output && target) await this.outputs.deliver({ runId, jobId, agentId, kind: 'heartbeat', target, text: output.text });
+  }
+
+  private capped(agentId: string, agent: AgentConfig, day: string): void {
+    this.stats.capped++;
+    recordHeartbeatCapReached(agentId);
+    if (this.warnedDay.get(agentId) === day) return;
+    this.warnedDay.set(agentId, day);
+    this.logger.warn(
+      `agent ${agentId}: heartbeat daily token cap (${agent.heartbeat.daily_token_cap}) reached; paused until tomorrow (UTC)`,
+    );
   }
 }
 

@@ -2,6 +2,8 @@ import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { ConfigService } from '@nestclaw/config';
 import { AgentService } from '../agent.service';
+import { JobOutputDispatcher } from './job-output.dispatcher';
+import { isTokenOwner } from './job-owner';
 import { nextDue } from './schedule';
 import { ClaimedRun, ScheduledJobRepository } from './scheduled-job.repository';
 import { SchedulerClock } from './scheduler.clock';
@@ -26,6 +28,7 @@ export class JobScheduler implements OnApplicationBootstrap, OnApplicationShutdo
     private readonly agent: AgentService,
     private readonly clock: SchedulerClock,
     private readonly registry: SchedulerRegistry,
+    private readonly outputs: JobOutputDispatcher,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -78,6 +81,9 @@ export class JobScheduler implements OnApplicationBootstrap, OnApplicationShutdo
       const p = this.run(c).finally(() => this.running.delete(p));
       this.running.add(p);
     }
+    await this.outputs
+      .retryPending()
+      .catch((e: unknown) => this.logger.error(`retrying undelivered job answers failed: ${(e as Error).message}`));
   }
 
   private async run(c: ClaimedRun): Promise<void> {
@@ -90,9 +96,25 @@ export class JobScheduler implements OnApplicationBootstrap, OnApplicationShutdo
         agentId: job.agentId,
         channel: 'cron',
         endpointId: job.id,
-        principalId: job.ownerId ?? undefined,
+        // A job made in a chat belongs to that chat's person, not to an API token.
+        principalId: job.ownerId && isTokenOwner(job.ownerId) ? job.ownerId : undefined,
       });
-      await this.jobs.finishRun(c.runId, { status: 'ok', turnId: r.turnId, usage: r.usage }, this.clock.now());
+      const output = job.deliverTo && r.reply.trim() ? r.reply : undefined;
+      const leaseUntil = output ? this.outputs.leaseUntil() : undefined;
+      await this.jobs.finishRun(
+        c.runId,
+        { status: 'ok', turnId: r.turnId, usage: r.usage, output, deliveryLeaseUntil: leaseUntil },
+        this.clock.now(),
+      );
+      if (output && job.deliverTo)
+        await this.outputs.deliver({
+          runId: c.runId,
+          jobId: job.id,
+          agentId: job.agentId,
+          kind: 'job',
+          target: job.deliverTo,
+          text: output,
+        });
     } catch (e) {
       this.logger.warn(`job ${job.id} (due ${c.dueAt.toISOString()}) failed: ${(e as Error).message}`);
       await this.jobs

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { PoolClient } from 'pg';
 import { DatabaseService } from '@nestclaw/db';
+import type { DeliveryTarget } from './job-output.port';
 import type { Schedule } from './schedule';
 
 export interface ScheduledJob {
@@ -10,6 +11,8 @@ export interface ScheduledJob {
   sessionId: string | null;
   schedule: Schedule;
   message: string;
+  /** The chat its answers go to (the one it was made in), or null. */
+  deliverTo: DeliveryTarget | null;
   enabled: boolean;
   nextRunAt: string | null;
   lastRunAt: string | null;
@@ -33,7 +36,8 @@ export interface ClaimedRun {
   missed: boolean;
 }
 
-const JOB_COLS = `id::text, agent_id AS "agentId", owner_id AS "ownerId", session_id AS "sessionId", schedule, message, enabled,
+const JOB_COLS = `id::text, agent_id AS "agentId", owner_id AS "ownerId", session_id AS "sessionId", schedule, message,
+  deliver_to AS "deliverTo", enabled,
   next_run_at AS "nextRunAt", last_run_at AS "lastRunAt", created_at AS "createdAt"`;
 
 @Injectable()
@@ -42,9 +46,18 @@ export class ScheduledJobRepository {
 
   async insert(job: Omit<ScheduledJob, 'lastRunAt' | 'createdAt' | 'enabled'>): Promise<ScheduledJob> {
     const { rows } = await this.db.query<ScheduledJob>(
-      `INSERT INTO scheduled_jobs (id, agent_id, owner_id, session_id, schedule, message, next_run_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${JOB_COLS}`,
-      [job.id, job.agentId, job.ownerId, job.sessionId, JSON.stringify(job.schedule), job.message, job.nextRunAt],
+      `INSERT INTO scheduled_jobs (id, agent_id, owner_id, session_id, schedule, message, next_run_at, deliver_to)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${JOB_COLS}`,
+      [
+        job.id,
+        job.agentId,
+        job.ownerId,
+        job.sessionId,
+        JSON.stringify(job.schedule),
+        job.message,
+        job.nextRunAt,
+        job.deliverTo ? JSON.stringify(job.deliverTo) : null,
+      ],
     );
     return rows[0];
   }
@@ -52,7 +65,7 @@ export class ScheduledJobRepository {
   /** Jobs visible to `ownerId` (undefined: the owner, who sees all). */
   async listVisibleTo(ownerId: string | undefined): Promise<ScheduledJob[]> {
     const { rows } = await this.db.query<ScheduledJob>(
-      `SELECT ${JOB_COLS} FROM scheduled_jobs WHERE $1::text IS NULL OR owner_id = $1 ORDER BY created_at`,
+      `SELECT ${JOB_COLS} FROM scheduled_jobs WHERE kind = 'job' AND ($1::text IS NULL OR owner_id = $1) ORDER BY created_at`,
       [ownerId ?? null],
     );
     return rows;
@@ -60,30 +73,34 @@ export class ScheduledJobRepository {
 
   async findVisible(id: string, ownerId: string | undefined): Promise<ScheduledJob | undefined> {
     const { rows } = await this.db.query<ScheduledJob>(
-      `SELECT ${JOB_COLS} FROM scheduled_jobs WHERE id::text = $1 AND ($2::text IS NULL OR owner_id = $2)`,
+      `SELECT ${JOB_COLS} FROM scheduled_jobs WHERE kind = 'job' AND id::text = $1 AND ($2::text IS NULL OR owner_id = $2)`,
       [id, ownerId ?? null],
     );
     return rows[0];
   }
 
   async deleteVisible(id: string, ownerId: string | undefined): Promise<boolean> {
-    const { rowCount } = await this.db.query(`DELETE FROM scheduled_jobs WHERE id::text = $1 AND ($2::text IS NULL OR owner_id = $2)`, [
-      id,
-      ownerId ?? null,
-    ]);
+    const { rowCount } = await this.db.query(
+      `DELETE FROM scheduled_jobs WHERE kind = 'job' AND id::text = $1 AND ($2::text IS NULL OR owner_id = $2)`,
+      [id, ownerId ?? null],
+    );
     return (rowCount ?? 0) > 0;
   }
 
   /** Jobs that run in a session (what the agent's cron tool may see and remove from inside it). */
   async listBySession(sessionId: string): Promise<ScheduledJob[]> {
-    const { rows } = await this.db.query<ScheduledJob>(`SELECT ${JOB_COLS} FROM scheduled_jobs WHERE session_id = $1 ORDER BY created_at`, [
-      sessionId,
-    ]);
+    const { rows } = await this.db.query<ScheduledJob>(
+      `SELECT ${JOB_COLS} FROM scheduled_jobs WHERE kind = 'job' AND session_id = $1 ORDER BY created_at`,
+      [sessionId],
+    );
     return rows;
   }
 
   async deleteInSession(id: string, sessionId: string): Promise<boolean> {
-    const { rowCount } = await this.db.query(`DELETE FROM scheduled_jobs WHERE id::text = $1 AND session_id = $2`, [id, sessionId]);
+    const { rowCount } = await this.db.query(`DELETE FROM scheduled_jobs WHERE kind = 'job' AND id::text = $1 AND session_id = $2`, [
+      id,
+      sessionId,
+    ]);
     return (rowCount ?? 0) > 0;
   }
 
@@ -95,7 +112,10 @@ export class ScheduledJobRepository {
 
   /** Makes a job due now (`nestclaw cron run`): the gateway's next tick runs it once. */
   async makeDue(id: string, now: Date): Promise<boolean> {
-    const { rowCount } = await this.db.query(`UPDATE scheduled_jobs SET next_run_at = $2, enabled = true WHERE id::text = $1`, [id, now]);
+    const { rowCount } = await this.db.query(
+      `UPDATE scheduled_jobs SET next_run_at = $2, enabled = true WHERE kind = 'job' AND id::text = $1`,
+      [id, now],
+    );
     return (rowCount ?? 0) > 0;
   }
 
@@ -121,7 +141,7 @@ export class ScheduledJobRepository {
   ): Promise<ClaimedRun[]> {
     return this.db.transaction(async (client) => {
       const { rows } = await client.query<ScheduledJob>(
-        `SELECT ${JOB_COLS} FROM scheduled_jobs WHERE enabled AND next_run_at <= $1 ORDER BY next_run_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+        `SELECT ${JOB_COLS} FROM scheduled_jobs WHERE kind = 'job' AND enabled AND next_run_at <= $1 ORDER BY next_run_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
         [now, limit],
       );
       const claimed: ClaimedRun[] = [];
@@ -155,13 +175,26 @@ export class ScheduledJobRepository {
     return run.rows[0] ? [{ job, runId: run.rows[0].id, dueAt, missed }] : [];
   }
 
+  /**
+   * Records how a run ended. An `output` to deliver is kept on the run with its first delivery
+   * attempt leased until `deliveryLeaseUntil`: if the process dies before the send is recorded,
+   * any gateway retries it after that (JobOutputRepository.claimPending).
+   */
   async finishRun(
     runId: string,
-    r: { status: 'ok' | 'error'; turnId?: string; error?: string; usage?: { inputTokens: number; outputTokens: number; costUsd: number } },
+    r: {
+      status: 'ok' | 'error';
+      turnId?: string;
+      error?: string;
+      usage?: { inputTokens: number; outputTokens: number; costUsd: number };
+      output?: string;
+      deliveryLeaseUntil?: Date;
+    },
     at: Date,
   ): Promise<void> {
     await this.db.query(
-      `UPDATE job_runs SET status = $2, finished_at = $3, turn_id = $4, error = $5, input_tokens = $6, output_tokens = $7, cost_usd = $8 WHERE id = $1`,
+      `UPDATE job_runs SET status = $2, finished_at = $3, turn_id = $4, error = $5, input_tokens = $6, output_tokens = $7, cost_usd = $8,
+         output = $9, delivery_due_at = $10, delivery_attempts = CASE WHEN $10::timestamptz IS NULL THEN 0 ELSE 1 END WHERE id = $1`,
       [
         runId,
         r.status,
@@ -171,6 +204,8 @@ export class ScheduledJobRepository {
         r.usage?.inputTokens ?? 0,
         r.usage?.outputTokens ?? 0,
         (r.usage?.costUsd ?? 0).toFixed(8),
+        r.output ?? null,
+        r.deliveryLeaseUntil ?? null,
       ],
     );
   }

@@ -4,6 +4,7 @@ import { NestclawError } from '@nestclaw/common';
 import type { ConfigService } from '@nestclaw/config';
 import { HookRegistry, Tool, ToolError, ToolRuntime } from '@nestclaw/tool';
 import type { AgentService } from '../agent.service';
+import type { SubagentRunRepository } from './subagent-run.repository';
 
 const input = z.object({
   task: z.string().min(1).max(8000).describe('What the subagent should do; it sees only this, not the conversation'),
@@ -25,18 +26,18 @@ export interface SubagentReport {
  * Runs a task in a child session (`agent:<id>:subagent:<uuid>`) with the minimal prompt and returns
  * its structured report as the tool result, so it lands in the parent's transcript. Subagents may
  * not spawn; the parent agent's `subagents` config limits who, how many, how long and how much.
- * Cancelling the parent turn (/stop, disconnect) cancels the child through the same signal.
+ * Cancelling the parent turn (/stop, disconnect) cancels the child through the same signal. Each
+ * child is a subagent_runs row, so the per-session count and spend survive a restart.
  */
 export class SpawnTool implements Tool<typeof input> {
   readonly name = 'spawn';
   readonly description = 'Hand a self-contained task to a subagent and get its report.';
   readonly input = input;
-  private readonly perSession = new Map<string, { count: number; costUsd: number }>();
-
   constructor(
     private readonly config: ConfigService,
     private readonly agents: () => AgentService,
     private readonly hooks: HookRegistry,
+    private readonly runs: () => SubagentRunRepository,
   ) {}
 
   async execute(ctx: ToolRuntime, { task, agentId }: z.output<typeof input>, signal: AbortSignal): Promise<string> {
@@ -50,16 +51,17 @@ export class SpawnTool implements Tool<typeof input> {
       throw new ToolError(`agent "${ctx.agentId}" may not start agent "${target}" (allowed: ${limits.allow_agents.join(', ')})`);
     }
     if (!cfg.agents[target]) throw new ToolError(`unknown agent "${target}"`);
-    const spent = this.perSession.get(ctx.sessionId) ?? { count: 0, costUsd: 0 };
-    if (spent.count >= limits.max_per_session)
-      throw new ToolError(`this session already started ${spent.count} subagents (limit ${limits.max_per_session})`);
-    if (spent.costUsd >= limits.max_cost_usd)
-      throw new ToolError(`this session's subagents already spent $${spent.costUsd.toFixed(4)} (limit $${limits.max_cost_usd})`);
-    spent.count++;
-    this.perSession.set(ctx.sessionId, spent);
-
     const id = randomUUID();
     const childSessionId = `agent:${target}${SUBAGENT_MARK}${id}`;
+    const reserved = await this.runs().reserve(
+      { id, parentSessionId: ctx.sessionId, childSessionId, agentId: target },
+      { maxCount: limits.max_per_session, maxCostUsd: limits.max_cost_usd },
+    );
+    if (!reserved.ok && reserved.count >= limits.max_per_session)
+      throw new ToolError(`this session already started ${reserved.count} subagents (limit ${limits.max_per_session})`);
+    if (!reserved.ok)
+      throw new ToolError(`this session's subagents already spent $${reserved.costUsd.toFixed(4)} (limit $${limits.max_cost_usd})`);
+
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -100,7 +102,7 @@ export class SpawnTool implements Tool<typeof input> {
       signal.removeEventListener('abort', onParentAbort);
     }
     report.durationMs = Date.now() - started;
-    spent.costUsd += report.usage.costUsd;
+    await this.runs().finish(id, report.status, report.usage);
     await this.hooks.subagentStop({
       sessionId: ctx.sessionId,
       agentId: ctx.agentId,

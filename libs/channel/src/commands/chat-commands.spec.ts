@@ -8,6 +8,7 @@ describe('parseCommand', () => {
     ['  /NEW ', '/', { name: 'new', args: [] }],
     ['!stop', '!', { name: 'stop', args: [] }],
     ['/compact', '/', { name: 'compact', args: [] }],
+    ['/cron rm 0b0e', '/', { name: 'cron', args: ['rm', '0b0e'] }],
   ])('%s with prefix %s', (text, prefix, expected) => {
     expect(parseCommand(text, prefix)).toEqual(expected);
   });

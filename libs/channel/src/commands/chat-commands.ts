@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { AgentService } from '@nestclaw/agent';
-import { MemoryStore, TurnMemory } from '@nestclaw/memory';
 import { ConfigService } from '@nestclaw/config';
 import type { ChannelAdapter, InboundMessage } from '../channel.port';
 import { ConversationLogService } from '../conversation-log/conversation-log.service';
@@ -8,9 +7,10 @@ import { InboundRepository } from '../inbound/inbound.repository';
 import type { Routed } from '../routing/message-router';
 import { RunningTurns } from '../turn/running-turns';
 import { ApprovalCommands } from './approval-commands';
-import { runMemoryCommand } from './memory-commands';
+import { CronCommands } from './cron-commands';
+import { MemoryCommands } from './memory-commands';
 
-export const COMMANDS = ['new', 'stop', 'status', 'whoami', 'help', 'approve', 'deny', 'compact', 'remember', 'forget'] as const;
+export const COMMANDS = ['new', 'stop', 'status', 'whoami', 'help', 'approve', 'deny', 'compact', 'remember', 'forget', 'cron'] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 export interface ParsedCommand {
@@ -39,6 +39,7 @@ const HELP = (p: string) =>
     `${p}whoami — your id as this bot sees it`,
     `${p}approve <id> / ${p}deny <id> — decide a pending tool approval`,
     `${p}remember <text> / ${p}forget <id> — keep or drop a long-term memory`,
+    `${p}cron — your scheduled jobs (${p}cron add in 10m <message>, ${p}cron rm <id>)`,
     `${p}help — this list`,
   ].join('\n');
 
@@ -52,8 +53,8 @@ export class ChatCommands {
     private readonly running: RunningTurns,
     private readonly agent: AgentService,
     private readonly approvals: ApprovalCommands,
-    private readonly memoryStore: MemoryStore,
-    private readonly turnMemory: TurnMemory,
+    private readonly memory: MemoryCommands,
+    private readonly cron: CronCommands,
   ) {}
 
   async run(m: InboundMessage, routed: Routed, cmd: ParsedCommand): Promise<string> {
@@ -78,14 +79,9 @@ export class ChatCommands {
         return this.approvals.decide(m, cmd.args[0], cmd.name);
       case 'remember':
       case 'forget':
-        return runMemoryCommand(
-          { store: this.memoryStore, turns: this.turnMemory },
-          m,
-          routed.agentId,
-          cmd.name,
-          cmd.args,
-          this.config.get().channels.command_prefix,
-        );
+        return this.memory.run(m, routed.agentId, cmd.name, cmd.args, this.config.get().channels.command_prefix);
+      case 'cron':
+        return this.cron.run(m, routed, this.config.get().channels.command_prefix);
       case 'compact': {
         const r = await this.agent.compact(sessionId).catch((e: Error) => e);
         if (r instanceof Error) return `Could not compact: ${r.message}`;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseService, mapDatabaseError } from '@nestclaw/db';
 
-export type OutboundKind = 'reply' | 'notice' | 'pairing' | 'command' | 'approval';
+export type OutboundKind = 'reply' | 'notice' | 'pairing' | 'command' | 'approval' | 'job';
 export type OutboundStatus = 'sending' | 'preview' | 'sent' | 'orphaned';
 
 export interface OutboundRow {
@@ -16,6 +16,8 @@ export interface NewOutbound {
   channel: string;
   chatId: string;
   inboundId?: string;
+  /** The scheduled job (or heartbeat) run whose answer this is. */
+  jobRunId?: string;
   part: number;
   kind: OutboundKind;
   content: string;
@@ -39,9 +41,9 @@ export class OutboundRepository {
   async intend(o: NewOutbound): Promise<string> {
     const { rows } = await wrap(
       this.db.pool.query<{ id: string }>(
-        `INSERT INTO outbound_messages (channel, chat_id, inbound_id, part, kind, content, status)
-         VALUES ($1, $2, $3, $4, $5, $6, 'sending') RETURNING id::text`,
-        [o.channel, o.chatId, o.inboundId ?? null, o.part, o.kind, o.content],
+        `INSERT INTO outbound_messages (channel, chat_id, inbound_id, part, kind, content, status, job_run_id)
+         VALUES ($1, $2, $3, $4, $5, $6, 'sending', $7) RETURNING id::text`,
+        [o.channel, o.chatId, o.inboundId ?? null, o.part, o.kind, o.content, o.jobRunId ?? null],
       ),
     );
     return rows[0].id;
@@ -71,6 +73,18 @@ export class OutboundRepository {
   /** A send whose outcome a crash hid and that cannot be repeated safely: left as it is, counted. */
   async orphan(id: string): Promise<void> {
     await wrap(this.db.pool.query(`UPDATE outbound_messages SET status = 'orphaned' WHERE id = $1`, [id]));
+  }
+
+  /** What was already sent (or attempted) for a job run's answer, oldest first; orphans left out. */
+  async forJobRun(jobRunId: string): Promise<OutboundRow[]> {
+    const { rows } = await wrap(
+      this.db.pool.query<OutboundRow>(
+        `SELECT id::text AS id, kind, part, status, platform_message_id AS "platformMessageId"
+           FROM outbound_messages WHERE job_run_id = $1 AND status <> 'orphaned' ORDER BY id`,
+        [jobRunId],
+      ),
+    );
+    return rows;
   }
 
   /** What was already sent (or attempted) for an inbound message, oldest first; orphans left out. */

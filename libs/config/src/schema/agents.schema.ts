@@ -67,6 +67,8 @@ export const agentSchema = z.strictObject({
       quiet_hours: z.strictObject({ start: z.string().regex(/^\d{2}:\d{2}$/), end: z.string().regex(/^\d{2}:\d{2}$/) }).optional(),
       /** Tokens (in + out) heartbeats may spend per day; then they stop until the next day. */
       daily_token_cap: z.number().int().min(0).default(200_000),
+      /** The owner's default chat for heartbeat replies (a reply that says nothing new is never sent). */
+      deliver_to: z.strictObject({ channel: z.string().min(1), chat_id: z.string().min(1) }).optional(),
     })
     .prefault({}),
   /** Answers greetings and thanks from templates without a model call. Opt-in. */

@@ -147,6 +147,13 @@ export class NestclawMetrics {
     registers: this.r,
   });
 
+  readonly heartbeatCapReached = new Counter({
+    name: M.heartbeatCapReached,
+    help: 'Heartbeats not run because the agent spent its daily heartbeat token cap',
+    labelNames: [L.agent],
+    registers: this.r,
+  });
+
   readonly toolRuns = new Counter({
     name: M.toolRuns,
     help: 'Tool runs, by outcome (ok, error)',
