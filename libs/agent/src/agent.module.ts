@@ -15,6 +15,8 @@ import { SessionRepository } from './session/session.repository';
 import { SkillCatalog } from './skills/skill.catalog';
 import { SkillReadTool } from './skills/skill-read.tool';
 import { SpawnTool } from './subagents/spawn.tool';
+import { InterruptedTurnRepository } from './turn/interrupted-turn.repository';
+import { InterruptedTurns } from './turn/interrupted-turns';
 import { ToolStepRunner } from './turn/tool-step.runner';
 import { TurnContextService } from './turn/turn-context.service';
 import { CronService } from './scheduler/cron.service';
@@ -31,6 +33,8 @@ import { SchedulerClock } from './scheduler/scheduler.clock';
     SessionRepository,
     ToolStepRunner,
     TurnContextService,
+    InterruptedTurns,
+    InterruptedTurnRepository,
     SystemPromptBuilder,
     BootstrapFiles,
     SkillCatalog,

@@ -8,11 +8,12 @@ import { ChatMessage, ChatResponse, LlmCallRecord, ProviderChainError, ReliableP
 import { Approval, ApprovalService, HookRegistry } from '@nestclaw/tool';
 import { AgentEvent, TurnUsage } from './agent.events';
 import { newSessionId } from './session/session-key';
-import { LinkedTurn, NewMessage, PlannedCall, SessionRepository } from './session/session.repository';
+import { LinkedTurn, NewMessage, SessionRepository } from './session/session.repository';
 import type { PromptMode } from './prompt/system-prompt.builder';
 import { resumePoint } from './turn/resume-point';
 import { callModel, CancelledTurnError, sumUsage } from './turn/model-call';
 import { StepInput, StepTurn, ToolStepRunner, TurnDetachedError } from './turn/tool-step.runner';
+import { InterruptedTurns, InterruptedTurnPolicy } from './turn/interrupted-turns';
 import { TurnLedger } from './turn/turn-ledger';
 import { TurnContext, TurnContextService } from './turn/turn-context.service';
 
@@ -37,6 +38,8 @@ export interface TurnInput {
   inboundKey?: string;
   /** The message may have been handled by an earlier process: look for its turn first. */
   recovered?: boolean;
+  /** A recovered turn whose model request may already have left: answer with a notice, or ask again (default). */
+  interruptedTurns?: InterruptedTurnPolicy;
   /** Override the agent's prompt mode (subagents and cheap tasks use `minimal`). */
   promptMode?: PromptMode;
 }
@@ -74,8 +77,6 @@ interface LoopStart {
   iteration: number;
   /** Resuming: finish this step's tool calls before calling the model again. */
   pendingStep?: StepInput;
-  /** The ledger row written ahead (with the turn) for the first model call. */
-  callId?: string;
   /** Fitting the window: calls already made for this turn (summaries), and how to refit after a context-length refusal. */
   context?: Pick<TurnContext, 'calls' | 'turnStart' | 'refit'>;
 }
@@ -101,6 +102,7 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
     private readonly approvals: ApprovalService,
     private readonly hooks: HookRegistry,
     private readonly memory: TurnMemory,
+    private readonly interrupted: InterruptedTurns,
   ) {}
 
   onModuleInit(): void {
@@ -176,7 +178,6 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
       historyLimit: agent.history_limit,
       principalId: input.principalId,
       inboundKey: input.inboundKey,
-      plannedCall: this.plannedCall(agent),
     });
     if (!opened) throw new NestclawError('session_not_found', `Session "${sessionId}" does not exist; omit sessionId to start a new one`);
     if (opened.created) await this.hooks.sessionStart({ sessionId, agentId: opened.agentId });
@@ -213,7 +214,7 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
       ctx.turnStart += 1;
     }
     if (ctx.calls.length) await this.sessions.recordProgress({ sessionId, turnId, messages: [], calls: ctx.calls });
-    const result = await this.loop({ turn, messages: ctx.messages, iteration: 1, context: ctx, callId: opened.callId }, options);
+    const result = await this.loop({ turn, messages: ctx.messages, iteration: 1, context: ctx }, options);
     if (!result.interrupted) {
       this.memory.rememberTurn({ person: personId, agentId: opened.agentId, sessionId, turnId, user: message, assistant: result.reply });
     }
@@ -229,6 +230,11 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
       return { sessionId, turnId, reply: linked.reply, usage, interrupted: false, replayed: true };
     }
     if (linked.status === 'error') throw new NestclawError('provider_error', 'An earlier attempt to answer this message failed');
+    const settled = await this.interrupted.settle(linked, input);
+    if (settled) {
+      options.onEvent?.({ type: 'done', sessionId, turnId, reply: settled.reply, usage, interrupted: false });
+      return settled;
+    }
     const agent = this.agentConfig(linked.agentId);
     this.logger.log(`turn ${turnId} was cut short by a restart; answering its message again`);
     const history = await this.sessions.reopenTurn(linked, agent.history_limit);
@@ -247,12 +253,6 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
     });
     if (ctx.calls.length) await this.sessions.recordProgress({ sessionId, turnId, messages: [], calls: ctx.calls });
     return this.loop({ turn, messages: ctx.messages, iteration: 1, context: ctx }, options);
-  }
-
-  /** The chain's first model: the one a turn's first attempt will most likely use. */
-  private plannedCall(agent: AgentConfig): PlannedCall | undefined {
-    const first = this.provider.chain({ primary: agent.model, fallback: agent.fallback })[0];
-    return first && { provider: first.provider.kind, model: first.provider.model };
   }
 
   /** A greeting or thanks answered from the agent's templates: a turn like any other, at zero cost. */
@@ -291,8 +291,7 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
     let refitted = false;
     const emit = options.onEvent ?? (() => undefined);
     emit({ type: 'started', sessionId, turnId });
-    const ledger = new TurnLedger(this.sessions, sessionId, turnId, this.plannedCall(agent));
-    ledger.writtenAhead(start.callId);
+    const ledger = new TurnLedger(this.sessions, sessionId, turnId);
     const close = (status: 'ok' | 'interrupted' | 'error', reply: string, extra: NewMessage[], calls: LlmCallRecord[]) =>
       this.sessions.recordProgress({
         sessionId,
@@ -300,7 +299,6 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
         messages: extra,
         calls,
         close: { status, reply, channel: turn.channel, endpointId: turn.endpointId },
-        unusedCallId: ledger.takeUnused(),
       });
 
     let partial = '';
@@ -311,14 +309,7 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
           const step = await this.steps.run(turn, pendingStep, options.signal, emit);
           pendingStep = undefined;
           messages.push(...step.prompt);
-          const ahead = await this.sessions.recordProgress({
-            sessionId,
-            turnId,
-            messages: step.unsaved,
-            calls: step.llmCalls,
-            plannedCall: ledger.planned,
-          });
-          ledger.writtenAhead(ahead);
+          await this.sessions.recordProgress({ sessionId, turnId, messages: step.unsaved, calls: step.llmCalls });
         }
         const lastChance = iteration >= agent.max_iterations;
         const request = { messages, tools: lastChance ? undefined : toolDefs, signal: options.signal };

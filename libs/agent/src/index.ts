@@ -27,3 +27,5 @@ export type { ScheduledJob, JobRun } from './scheduler/scheduled-job.repository'
 export { HeartbeatService } from './scheduler/heartbeat.service';
 export type { HeartbeatStats } from './scheduler/heartbeat.service';
 export { ScheduledJobRepository } from './scheduler/scheduled-job.repository';
+export { interruptedNotice } from './turn/interrupted-turns';
+export type { InterruptedTurnPolicy } from './turn/interrupted-turns';
