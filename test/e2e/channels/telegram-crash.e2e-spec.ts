@@ -171,6 +171,9 @@ describe('Telegram channel across a crash', () => {
     tg.stallNext('sendMessage');
     tg.dm(dan, 'the send that never returned');
     await tg.waitFor(() => tg.sentTo(dan.id).length === 1, 15_000, 'placeholder created on Telegram');
+    // The answer is stored (the kill must not cut the model's request: that turn would get a notice instead).
+    await tg.waitFor(() => llm.requests.some((r) => lastUser(r) === 'the send that never returned'), 15_000, 'model asked');
+    await sleep(1000);
     await running.kill9();
     running = await spawnGateway(env);
     await tg.waitFor(
@@ -230,8 +233,7 @@ describe('Telegram channel across a crash', () => {
     running = await spawnGateway(env);
     const final = (m: SentMessage) => telegramHtmlToText(m.current);
     const isReply = (u: FakeUser, text: string) => (m: SentMessage) => m.chat_id === String(u.id) && final(m) === `echo: ${text}`;
-    const isNotice = (u: FakeUser, text: string) => (m: SentMessage) =>
-      m.chat_id === String(u.id) && final(m) === interruptedNotice(text);
+    const isNotice = (u: FakeUser, text: string) => (m: SentMessage) => m.chat_id === String(u.id) && final(m) === interruptedNotice(text);
     // Complete answers to a message: the model's reply, or the notice that its answer was lost to a kill.
     const answersTo = (sent: SentMessage[], u: FakeUser, text: string) => sent.filter((m) => isReply(u, text)(m) || isNotice(u, text)(m));
     await tg.waitFor(

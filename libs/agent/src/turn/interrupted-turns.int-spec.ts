@@ -22,7 +22,16 @@ describe('InterruptedTurns (real database)', () => {
     const sessionId = uniqueId('s');
     const turnId = randomUUID();
     const inboundKey = `telegram:${uniqueId('in')}`;
-    await sessions.openTurn({ sessionId, turnId, agentId: 'main', content, channel: 'telegram', create: true, historyLimit: 50, inboundKey });
+    await sessions.openTurn({
+      sessionId,
+      turnId,
+      agentId: 'main',
+      content,
+      channel: 'telegram',
+      create: true,
+      historyLimit: 50,
+      inboundKey,
+    });
     if (requestStarted) await sessions.startCall(sessionId, turnId, call);
     const linked = (await sessions.findByInbound(inboundKey))!;
     return { sessionId, turnId, inboundKey, linked };
