@@ -3,9 +3,8 @@ import { NestclawError } from '@nestclaw/common';
 import { AgentConfig, ConfigService } from '@nestclaw/config';
 import { assertWithinBudget } from '@nestclaw/observability';
 import { ReliableProvider, providerNotConfigured } from '@nestclaw/provider';
-import type { PlannedCall } from './session/session.types';
 
-/** The configured agents: lookup by id, whether one can run now, and which model it will most likely call first. */
+/** The configured agents: lookup by id, and whether one can run now. */
 @Injectable()
 export class AgentDirectory {
   constructor(
@@ -32,11 +31,5 @@ export class AgentDirectory {
     if (!this.provider.isConfigured({ primary: agent.model, fallback: agent.fallback })) throw providerNotConfigured();
     assertWithinBudget(agentId);
     return agent;
-  }
-
-  /** The chain's first model: the one a turn's first attempt will most likely use. */
-  plannedCall(agent: AgentConfig): PlannedCall | undefined {
-    const first = this.provider.chain({ primary: agent.model, fallback: agent.fallback })[0];
-    return first && { provider: first.provider.kind, model: first.provider.model };
   }
 }

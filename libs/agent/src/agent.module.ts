@@ -22,6 +22,8 @@ import { ToolStepRunner } from './turn/tool-step.runner';
 import { TurnContextService } from './turn/turn-context.service';
 import { TurnLoop } from './turn/turn.loop';
 import { TurnRunner } from './turn/turn.runner';
+import { InterruptedTurnRepository } from './turn/interrupted-turn.repository';
+import { InterruptedTurns } from './turn/interrupted-turns';
 import { TurnStartBuilder } from './turn/turn-start.builder';
 import { CronService } from './scheduler/cron.service';
 import { CronTool } from './scheduler/cron.tool';
@@ -40,6 +42,8 @@ import { JobOutputRepository } from './scheduler/job-output.repository';
     AgentService,
     AgentDirectory,
     TurnRunner,
+    InterruptedTurns,
+    InterruptedTurnRepository,
     TurnStartBuilder,
     TurnLoop,
     SessionRepository,

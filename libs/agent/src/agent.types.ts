@@ -1,3 +1,4 @@
+import type { InterruptedTurnPolicy } from './turn/interrupted-turns';
 import type { ChatMessage } from '@nestclaw/provider';
 import type { AgentEvent, TurnUsage } from './agent.events';
 import type { PromptMode } from './prompt/system-prompt.builder';
@@ -23,6 +24,8 @@ export interface TurnInput {
   inboundKey?: string;
   /** The message may have been handled by an earlier process: look for its turn first. */
   recovered?: boolean;
+  /** A recovered turn whose model request may already have left: answer with a notice, or ask again (default). */
+  interruptedTurns?: InterruptedTurnPolicy;
   /** Override the agent's prompt mode (subagents and cheap tasks use `minimal`). */
   promptMode?: PromptMode;
 }

@@ -27,3 +27,5 @@ export { ScheduledJobRepository } from './scheduler/scheduled-job.repository';
 export { JobOutputPort } from './scheduler/job-output.port';
 export type { JobOutputSink, JobOutput, DeliveryTarget } from './scheduler/job-output.port';
 export { ownerOfPerson } from './scheduler/job-owner';
+export { interruptedNotice } from './turn/interrupted-turns';
+export type { InterruptedTurnPolicy } from './turn/interrupted-turns';

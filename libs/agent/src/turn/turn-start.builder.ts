@@ -20,8 +20,6 @@ export interface MessageStart {
   signal?: AbortSignal;
   /** Add the person's recalled memories to the prompt (a new turn; a re-run turn goes without). */
   recall?: boolean;
-  /** The ledger row written ahead (with the turn) for the first model call. */
-  callId?: string;
 }
 
 /**
@@ -64,7 +62,7 @@ export class TurnStartBuilder {
       }
     }
     await this.recordCalls(turn, ctx.calls);
-    return { turn, messages: ctx.messages, iteration: 1, context: ctx, callId: start.callId };
+    return { turn, messages: ctx.messages, iteration: 1, context: ctx };
   }
 
   /**

@@ -18,8 +18,6 @@ export interface LoopStart {
   iteration: number;
   /** Resuming: finish this step's tool calls before calling the model again. */
   pendingStep?: StepInput;
-  /** The ledger row written ahead (with the turn) for the first model call. */
-  callId?: string;
   /** Fitting the window: calls already made for this turn (summaries), and how to refit after a context-length refusal. */
   context?: Pick<TurnContext, 'calls' | 'turnStart' | 'refit'>;
 }
@@ -68,8 +66,7 @@ export class TurnLoop {
     let refitted = false;
     const emit = options.onEvent ?? (() => undefined);
     emit({ type: 'started', sessionId, turnId });
-    const ledger = new TurnLedger(this.sessions, sessionId, turnId, this.agents.plannedCall(agent));
-    ledger.writtenAhead(start.callId);
+    const ledger = new TurnLedger(this.sessions, sessionId, turnId);
     const close = (status: 'ok' | 'interrupted' | 'error', reply: string, extra: NewMessage[], calls: LlmCallRecord[]) =>
       this.sessions.recordProgress({
         sessionId,
@@ -77,7 +74,6 @@ export class TurnLoop {
         messages: extra,
         calls,
         close: { status, reply, channel: turn.channel, endpointId: turn.endpointId },
-        unusedCallId: ledger.takeUnused(),
       });
 
     let partial = '';
@@ -88,14 +84,7 @@ export class TurnLoop {
           const step = await this.steps.run(turn, pendingStep, options.signal, emit);
           pendingStep = undefined;
           messages.push(...step.prompt);
-          const ahead = await this.sessions.recordProgress({
-            sessionId,
-            turnId,
-            messages: step.unsaved,
-            calls: step.llmCalls,
-            plannedCall: ledger.planned,
-          });
-          ledger.writtenAhead(ahead);
+          await this.sessions.recordProgress({ sessionId, turnId, messages: step.unsaved, calls: step.llmCalls });
         }
         const lastChance = iteration >= agent.max_iterations;
         const request = { messages, tools: lastChance ? undefined : toolDefs, signal: options.signal };

@@ -15,6 +15,7 @@ import { resumePoint } from './resume-point';
 import type { StepTurn } from './tool-step.runner';
 import { TurnLoop } from './turn.loop';
 import { TurnStartBuilder } from './turn-start.builder';
+import { InterruptedTurns } from './interrupted-turns';
 
 /**
  * Runs one turn of a session (the caller queues it behind the session's earlier turns): a new
@@ -32,6 +33,7 @@ export class TurnRunner {
     private readonly starts: TurnStartBuilder,
     private readonly loop: TurnLoop,
     private readonly agents: AgentDirectory,
+    private readonly interrupted: InterruptedTurns,
   ) {}
 
   async run(input: TurnInput & { sessionId: string; agentId: string }, agent: AgentConfig, options: TurnOptions): Promise<TurnResult> {
@@ -57,7 +59,6 @@ export class TurnRunner {
       historyLimit: agent.history_limit,
       principalId: input.principalId,
       inboundKey: input.inboundKey,
-      plannedCall: this.agents.plannedCall(agent),
     });
     if (!opened) throw new NestclawError('session_not_found', `Session "${sessionId}" does not exist; omit sessionId to start a new one`);
     if (opened.created) await this.hooks.sessionStart({ sessionId, agentId: opened.agentId });
@@ -82,7 +83,6 @@ export class TurnRunner {
       mode: input.promptMode,
       signal: options.signal,
       recall: true,
-      callId: opened.callId,
     });
     const result = await this.loop.run(start, options);
     if (!result.interrupted) {
@@ -100,6 +100,11 @@ export class TurnRunner {
       return { sessionId, turnId, reply: linked.reply, usage, interrupted: false, replayed: true };
     }
     if (linked.status === 'error') throw new NestclawError('provider_error', 'An earlier attempt to answer this message failed');
+    const settled = await this.interrupted.settle(linked, input);
+    if (settled) {
+      options.onEvent?.({ type: 'done', sessionId, turnId, reply: settled.reply, usage, interrupted: false });
+      return settled;
+    }
     const agent = this.agents.get(linked.agentId);
     this.logger.log(`turn ${turnId} was cut short by a restart; answering its message again`);
     const history = await this.sessions.reopenTurn(linked, agent.history_limit);

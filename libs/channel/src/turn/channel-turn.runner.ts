@@ -1,11 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { isNestclawError } from '@nestclaw/common';
 import { AgentService, TurnResult } from '@nestclaw/agent';
+import { ChannelConfig, ConfigService } from '@nestclaw/config';
 import type { ChannelAdapter, InboundMessage } from '../channel.port';
 import { ApprovalCommands } from '../commands/approval-commands';
 import { ReplyDelivery } from '../delivery/reply-delivery.service';
 import { InboundRepository } from '../inbound/inbound.repository';
-import { MessageRouter, Routed } from '../routing/message-router';
+import type { Routed } from '../routing/message-router';
 import { RunningTurns } from './running-turns';
 
 /** What the delivery stage sends, or `requeue`: the gateway is stopping and the next start answers it. */
@@ -13,8 +14,10 @@ export type TurnOutcome = { kind: 'reply'; text: string; status: 'answered' | 'f
 
 /**
  * The agent's turn for one stored message, with typing and a live preview. The turn is keyed by the
- * inbound message, so a message retried after a crash gets its stored answer back, or is answered
- * again in place of the unfinished attempt: never a second turn in the transcript.
+ * inbound message, so a message retried after a crash gets its stored answer back; one whose model
+ * request may already have left is answered with a notice (`channels.recovery.interrupted_turns`),
+ * and one cut short before that is answered again in place of the unfinished attempt: never a
+ * second turn in the transcript.
  */
 @Injectable()
 export class ChannelTurnRunner {
@@ -24,7 +27,7 @@ export class ChannelTurnRunner {
   constructor(
     private readonly agent: AgentService,
     private readonly inbound: InboundRepository,
-    private readonly router: MessageRouter,
+    private readonly config: ConfigService,
     private readonly running: RunningTurns,
     private readonly delivery: ReplyDelivery,
     private readonly approvals: ApprovalCommands,
@@ -37,7 +40,8 @@ export class ChannelTurnRunner {
   }
 
   async run(adapter: ChannelAdapter, inboundId: string, m: InboundMessage, routed: Routed, recovered: boolean): Promise<TurnOutcome> {
-    const cfg = this.router.channelConfig(m.channel);
+    const { channels } = this.config.get();
+    const cfg = (channels as unknown as Record<string, ChannelConfig>)[m.channel];
     const sessionId = await this.inbound.currentSession(routed.sessionKey);
     const controller = this.running.start(routed.sessionKey);
     const preview = await this.delivery.preview(adapter, m, inboundId, cfg.stream_edit_interval, recovered);
@@ -54,6 +58,7 @@ export class ChannelTurnRunner {
           createSession: true,
           inboundKey: `${m.channel}:${inboundId}`,
           recovered,
+          interruptedTurns: channels.recovery.interrupted_turns,
         },
         {
           signal: controller.signal,

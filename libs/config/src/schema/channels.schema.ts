@@ -32,5 +32,7 @@ export const channelsSchema = z
     command_prefix: z.string().min(1).max(3).default('/'),
     telegram: channelSchema.prefault({}),
     discord: channelSchema.prefault({}),
+    /** A message whose model request may have left before a crash: `notify` answers with a notice, `rerun` asks again. */
+    recovery: z.strictObject({ interrupted_turns: z.enum(['notify', 'rerun']).default('notify') }).prefault({}),
   })
   .prefault({});

@@ -1,0 +1,79 @@
+import { randomUUID } from 'node:crypto';
+import { IntDatabase, openIntDatabase, uniqueId } from '@nestclaw/testing';
+import { SessionRepository } from '../session/session.repository';
+import { TurnRepository } from '../session/turn.repository';
+import { InterruptedTurnRepository } from './interrupted-turn.repository';
+import { interruptedNotice, InterruptedTurns } from './interrupted-turns';
+
+describe('InterruptedTurns (real database)', () => {
+  let int: IntDatabase;
+  let sessions: TurnRepository;
+  let reads: SessionRepository;
+  let turns: InterruptedTurns;
+  beforeAll(async () => {
+    int = await openIntDatabase();
+    sessions = new TurnRepository(int.db);
+    reads = new SessionRepository(int.db);
+    turns = new InterruptedTurns(new InterruptedTurnRepository(int.db));
+  });
+  afterAll(() => int?.close());
+
+  const call = { modelName: 'fake', provider: 'openai-compatible', model: 'fake-model', attempt: 1, isFallback: false };
+
+  /** A channel turn as a kill leaves it: the user row pending, and a `started` call row when the request may have left. */
+  async function cutShort(content: string, requestStarted: boolean) {
+    const sessionId = uniqueId('s');
+    const turnId = randomUUID();
+    const inboundKey = `telegram:${uniqueId('in')}`;
+    await sessions.openTurn({
+      sessionId,
+      turnId,
+      agentId: 'main',
+      content,
+      channel: 'telegram',
+      create: true,
+      historyLimit: 50,
+      inboundKey,
+    });
+    if (requestStarted) await sessions.startCall(sessionId, turnId, call);
+    const linked = (await sessions.findByInbound(inboundKey))!;
+    return { sessionId, turnId, inboundKey, linked };
+  }
+
+  it('answers a turn whose model request may have left with one stored notice, and replays it on the next recovery', async () => {
+    const { sessionId, turnId, inboundKey, linked } = await cutShort('天气 in Berlin?', true);
+    const first = await turns.settle(linked, { channel: 'telegram', endpointId: '42', interruptedTurns: 'notify' });
+    expect(first).toMatchObject({ sessionId, turnId, reply: interruptedNotice('天气 in Berlin?'), replayed: true });
+    expect(first?.reply).toBe('nestclaw restarted while answering "天气 in Berlin?" and the answer was lost. Send it again to retry.');
+    // The next recovery (the notice was stored but not yet delivered) finds it, whatever the policy is by then.
+    const again = await turns.settle((await sessions.findByInbound(inboundKey))!, { channel: 'telegram', interruptedTurns: 'rerun' });
+    expect(again?.reply).toBe(first?.reply);
+    const rows = await reads.listMessages(sessionId, 0, 10);
+    expect(rows.map((m) => [m.role, m.status])).toEqual([
+      ['user', 'interrupted'],
+      ['assistant', 'notice'],
+    ]);
+    const { rows: calls } = await int.db.query<{ status: string; error_code: string }>(
+      `SELECT status, error_code FROM llm_calls WHERE session_id = $1`,
+      [sessionId],
+    );
+    expect(calls).toEqual([{ status: 'interrupted', error_code: 'process_exited' }]);
+  });
+
+  it('leaves a turn cut short before any model request to be run again', async () => {
+    const { sessionId, linked } = await cutShort('never asked', false);
+    expect(await turns.settle(linked, { channel: 'telegram', interruptedTurns: 'notify' })).toBeUndefined();
+    expect((await reads.listMessages(sessionId, 0, 10)).map((m) => m.role)).toEqual(['user']);
+  });
+
+  it('runs it again under the rerun policy', async () => {
+    const { sessionId, linked } = await cutShort('ask again', true);
+    expect(await turns.settle(linked, { channel: 'telegram', interruptedTurns: 'rerun' })).toBeUndefined();
+    expect((await reads.listMessages(sessionId, 0, 10)).map((m) => m.role)).toEqual(['user']);
+  });
+
+  it('keeps a long message short in the notice, cut between characters, never inside one', () => {
+    const notice = interruptedNotice(`${'长'.repeat(59)}😀😀 tail`);
+    expect(notice).toBe(`nestclaw restarted while answering "${'长'.repeat(59)}😀…" and the answer was lost. Send it again to retry.`);
+  });
+});
