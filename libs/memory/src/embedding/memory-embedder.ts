@@ -84,8 +84,8 @@ export class MemoryEmbedder {
   }
 
   /** Vectors for indexing, by content hash: cached ones from Postgres, the rest embedded and cached. */
-  async embedForIndex(active: ActiveEmbedder, items: { hash: string; text: string }[]): Promise<Map<string, number[]>> {
-    const vectors = await this.cache.find(
+  async embedForIndex(active: ActiveEmbedder, items: { hash: string; text: string }[]): Promise<Map<string, ArrayLike<number>>> {
+    const vectors: Map<string, ArrayLike<number>> = await this.cache.find(
       active.key,
       items.map((i) => i.hash),
     );
