@@ -370,6 +370,8 @@ const memorySchema = z
       .prefault({}),
     worker: z
       .object({
+        /** false: this process never drains index_queue (another process does; tests hold the index back with it). */
+        enabled: z.boolean().default(true),
         interval: duration.default(200),
         batch: z.number().int().min(1).max(10_000).default(512),
         /** Failures after which a queue entry is parked (shown by /doctor) instead of retried. */

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestclaw/config';
+import { recordMemoryRecall } from '@nestclaw/observability';
 import { MemoryEmbedder } from '../embedding/memory-embedder';
 import { IndexedChunk, LanceIndex } from '../index/lance.index';
 import { fuseRrf, RankedLeg } from '../search/rrf';
@@ -70,6 +71,13 @@ export class RecallService {
   ) {}
 
   async recall(q: RecallQuery): Promise<RecallOutcome> {
+    const started = performance.now();
+    const outcome = await this.run(q);
+    recordMemoryRecall(outcome.mode, (performance.now() - started) / 1000, outcome.results.length);
+    return outcome;
+  }
+
+  private async run(q: RecallQuery): Promise<RecallOutcome> {
     const cfg = this.config.get().memory;
     const requested = q.mode ?? cfg.recall.mode;
     const n = Math.max(cfg.fusion.candidates, q.topK * 2);
