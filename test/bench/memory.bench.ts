@@ -8,7 +8,7 @@
 import 'reflect-metadata';
 import { Global, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { ScheduleModule } from '@nestjs/schedule';
+import { ScheduleModule, SchedulerRegistry } from '@nestjs/schedule';
 import { randomUUID, createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -220,18 +220,25 @@ async function main(): Promise<void> {
     `\n## ingest: ${N_INGEST} chunks stored and indexed at ${Math.round(ingestRate)} chunks/s wall, ${Math.round(N_INGEST / cpuSince(ingestCpu))} chunks per process-CPU-second (target ≥ 1000/s); load average ${load()}`,
   );
   const lags: number[] = [];
+  const stuck: string[] = [];
   for (let i = 0; i < 100; i++) {
     const id = await memory.store({ scope: 'owner', agentId: 'default', content: synth(900_000 + i), source: 'api' });
     const t = performance.now();
     for (;;) {
       const { rows } = await db.pool.query(`SELECT 1 FROM index_queue WHERE memory_id = $1`, [id]);
       if (rows.length === 0) break;
+      // A wedged worker must show up as a figure, not hang the benchmark.
+      if (performance.now() - t > 10_000) {
+        stuck.push(JSON.stringify({ intervals: app.get(SchedulerRegistry).getIntervals() }));
+        await worker.drain();
+      }
       await new Promise((r) => setTimeout(r, 2));
     }
     lags.push(performance.now() - t);
     await new Promise((r) => setTimeout(r, 10));
   }
   log(`index lag after commit: p50 ${ms(pct(lags, 50))}, p95 ${ms(pct(lags, 95))} (target p95 ≤ 1 s)`);
+  if (stuck.length) log(`WARNING: ${stuck.length} entries waited > 10 s for the worker: ${stuck[0]}`);
 
   // ---- bulk load to CHUNKS, rebuild, latency
   const rssBefore = mb();
