@@ -337,8 +337,9 @@ async function main(): Promise<void> {
   Object.assign(fusion, defaults);
   log(`hybrid MRR by fusion weights at ${CHUNKS} (keyword-only ${keywordMrr.toFixed(3)}): ${sweep.join('; ')} (last = default)`);
   await quality(`(with ${CHUNKS} distractor chunks in the same scope)`);
+  const mem = process.memoryUsage();
   log(
-    `\nRSS: ${rssBefore} MB before loading, ${mb()} MB with ${CHUNKS} chunks indexed and queried (+${mb() - rssBefore} MB; target ≤ +150 MB)`,
+    `\nRSS: ${rssBefore} MB before loading, ${mb()} MB with ${CHUNKS} chunks indexed and queried (+${mb() - rssBefore} MB; target ≤ +150 MB); V8 heap used ${Math.round(mem.heapUsed / 2 ** 20)} MB, external ${Math.round(mem.external / 2 ** 20)} MB, MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? 'unset'}`,
   );
 
   await app.close();

@@ -35,13 +35,16 @@ describe('memory with the index worker held back (real gateway process)', () => 
   const api = (path: string, init: { json?: unknown; method?: string } = {}) =>
     fetch(`${gw!.url}${path}`, {
       method: init.method ?? (init.json ? 'POST' : 'GET'),
-      headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${TEST_TOKEN}`, ...(init.json ? { 'content-type': 'application/json' } : {}) },
       body: init.json ? JSON.stringify(init.json) : undefined,
     });
   const status = async () => (await (await api('/v1/memory/status')).json()) as Status;
   const search = async (q: string) =>
-    ((await (await api(`/v1/memory/search?mode=keyword&q=${encodeURIComponent(q)}`)).json()) as { results: { id: string; content: string }[] })
-      .results;
+    (
+      (await (await api(`/v1/memory/search?mode=keyword&q=${encodeURIComponent(q)}`)).json()) as {
+        results: { id: string; content: string }[];
+      }
+    ).results;
   const chat = async (message: string) => {
     expect((await api('/v1/chat', { json: { message } })).status).toBe(200);
     return memoryPrompt(llm) ?? '';
