@@ -62,7 +62,10 @@ const pct = (xs: number[], p: number) => {
 };
 const ms = (x: number) => `${x.toFixed(2)} ms`;
 const mb = () => Math.round(process.memoryUsage().rss / 1024 / 1024);
-const load = () => loadavg().map((x) => x.toFixed(2)).join(', ');
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(', ');
 /** CPU seconds (user + system, all threads incl. LanceDB's) of this process since `from`: steadier than wall time on a shared machine. */
 const cpuSince = (from: NodeJS.CpuUsage) => {
   const u = process.cpuUsage(from);
@@ -93,7 +96,15 @@ async function main(): Promise<void> {
     // Turns recall keyword-only (the issue's turn-overhead figure); quality and latency pass their mode.
     NESTCLAW_MEMORY__RECALL__MODE: 'keyword',
   };
-  @Module({ imports: [ScheduleModule.forRoot(), ConfigModule.forRoot({ env }), DbModule.forRoot({ migrate: true }), BenchEmbedderModule, MemoryModule] })
+  @Module({
+    imports: [
+      ScheduleModule.forRoot(),
+      ConfigModule.forRoot({ env }),
+      DbModule.forRoot({ migrate: true }),
+      BenchEmbedderModule,
+      MemoryModule,
+    ],
+  })
   class BenchModule {}
   const app = await NestFactory.createApplicationContext(BenchModule, { logger: ['error', 'warn'] });
   await app.init();
@@ -287,12 +298,17 @@ async function main(): Promise<void> {
     );
   }
   // The one Postgres read of a recall (are these candidates still live, superseded?), alone.
-  const sample = (await db.pool.query<{ id: string }>(`SELECT id::text AS id FROM memories ORDER BY random() LIMIT 2000`)).rows.map((r) => r.id);
+  const sample = (await db.pool.query<{ id: string }>(`SELECT id::text AS id FROM memories ORDER BY random() LIMIT 2000`)).rows.map(
+    (r) => r.id,
+  );
   const checks: number[] = [];
   for (let i = 0; i < 300; i++) {
     const cand = Array.from({ length: 40 }, (_, j) => sample[(i * 40 + j) % sample.length]);
     const t = performance.now();
-    await db.pool.query(`SELECT id::text AS id, superseded_at IS NOT NULL AS s FROM memories WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL`, [cand]);
+    await db.pool.query(
+      `SELECT id::text AS id, superseded_at IS NOT NULL AS s FROM memories WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL`,
+      [cand],
+    );
     checks.push(performance.now() - t);
   }
   log(`liveness check of 40 candidates in Postgres (part of every recall): p50 ${ms(pct(checks, 50))}, p95 ${ms(pct(checks, 95))}`);

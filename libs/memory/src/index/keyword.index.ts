@@ -163,7 +163,13 @@ export class KeywordIndex {
     old.owners.forEach((owner, ord) => {
       if (owner < 0) return;
       const [scope, agentId] = ownerOf.get(owner)!;
-      this.add({ chunkId: String(old.chunkIds[ord]), memoryId: old.memoryIds[ord], scope, agentId, terms: (live.get(ord) ?? []).join(' ') });
+      this.add({
+        chunkId: String(old.chunkIds[ord]),
+        memoryId: old.memoryIds[ord],
+        scope,
+        agentId,
+        terms: (live.get(ord) ?? []).join(' '),
+      });
     });
   }
 }

@@ -274,7 +274,9 @@ async function loadKeywords(table: Table): Promise<KeywordIndex> {
   const keywords = new KeywordIndex();
   // Streamed batch by batch: the terms column of a large table is never held in JS at once.
   for await (const batch of table.query().select(['chunk_id', 'memory_id', 'scope', 'agent_id', 'terms'])) {
-    const [chunkIds, memoryIds, scopes, agents, terms] = ['chunk_id', 'memory_id', 'scope', 'agent_id', 'terms'].map((c) => batch.getChild(c)!);
+    const [chunkIds, memoryIds, scopes, agents, terms] = ['chunk_id', 'memory_id', 'scope', 'agent_id', 'terms'].map((c) =>
+      batch.getChild(c)!,
+    );
     for (let i = 0; i < batch.numRows; i++)
       keywords.add({
         chunkId: String(chunkIds.get(i)),

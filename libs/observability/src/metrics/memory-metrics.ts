@@ -63,7 +63,8 @@ export class MemoryMetrics {
     });
     let last: Promise<MemoryIndexState | undefined> | undefined;
     // The three gauges share one read per scrape.
-    const state = () => (last ??= (sources.memoryIndex?.() ?? Promise.resolve(undefined)).finally(() => setTimeout(() => (last = undefined), 100).unref()));
+    const state = () =>
+      (last ??= (sources.memoryIndex?.() ?? Promise.resolve(undefined)).finally(() => setTimeout(() => (last = undefined), 100).unref()));
     new Gauge({
       name: M.memoryIndexQueueDepth,
       help: 'index_queue entries waiting for the index worker',
