@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { observeMemoryIndex } from '@nestclaw/observability';
 import { MemoryEmbedder } from './embedding/memory-embedder';
 import { describeVersion } from './index/index-version';
 import { LanceIndex } from './index/lance.index';
@@ -34,7 +35,16 @@ export class MemoryStatusService {
     private readonly embedder: MemoryEmbedder,
     private readonly turns: TurnMemoryService,
     private readonly worker: IndexWorker,
-  ) {}
+  ) {
+    observeMemoryIndex(async () => {
+      const q = await this.queue.stats();
+      return { pending: q.pending, oldestPendingSeconds: (q.oldestPendingMs ?? 0) / 1000, keywordOnly: this.keywordOnly() };
+    });
+  }
+
+  private keywordOnly(): boolean {
+    return !(this.embedder.active() && this.index.version?.dims);
+  }
 
   async status(): Promise<MemoryStatus> {
     const [counts, queue, parked, indexed] = await Promise.all([
@@ -47,7 +57,7 @@ export class MemoryStatusService {
     const expected = this.reindex.expected();
     const v = this.index.version;
     return {
-      mode: active && v?.dims ? 'hybrid' : 'keyword-only',
+      mode: this.keywordOnly() ? 'keyword-only' : 'hybrid',
       memories: counts.memories,
       chunks: counts.chunks,
       indexedChunks: indexed,

@@ -75,6 +75,6 @@ const providers = [
   // The scheduler itself (ScheduleModule.forRoot) is the composition root's: one per process.
   imports: [ConfigModule, DbModule, ProviderModule, ToolModule],
   providers,
-  exports: [MemoryStore, TurnMemory, MemoryService, RecallService, ReindexService, MemoryStatusService, IndexWorker, WorkspaceFilesSource],
+  exports: [MemoryStore, TurnMemory, MemoryService, RecallService, ReindexService, MemoryStatusService, IndexWorker],
 })
 export class MemoryModule {}

@@ -28,6 +28,9 @@ export {
 } from './recorders/channel.recorder';
 export type { InboundOutcome } from './recorders/channel.recorder';
 export { observePool, observeMigrations, recordRetentionDeleted } from './recorders/runtime.recorder';
+export { recordMemoryRecall, recordEmbeddingCall, recordEmbeddingCacheHits, observeMemoryIndex } from './recorders/memory.recorder';
+export type { MemoryRecallMode, EmbeddingPurpose } from './recorders/memory.recorder';
+export type { MemoryIndexState } from './metrics/memory-metrics';
 export { setAgentSpend, setAgentBudget, addAgentSpend, assertWithinBudget } from './recorders/budget.recorder';
 export type { BudgetPeriod, AgentBudget } from './recorders/budget.recorder';
 export { recordHeartbeatCapReached } from './recorders/scheduler.recorder';

@@ -59,6 +59,16 @@ export const METRIC = {
   dbMigrationsApplied: 'nestclaw_db_migrations_applied',
   retentionDeleted: 'nestclaw_retention_deleted_rows_total',
   buildInfo: 'nestclaw_build_info',
+
+  // Long-term memory (libs/memory)
+  memoryRecallDuration: 'nestclaw_memory_recall_duration_seconds',
+  memoryRecallZeroHits: 'nestclaw_memory_recall_zero_hits_total',
+  memoryEmbeddingCalls: 'nestclaw_memory_embedding_calls_total',
+  memoryEmbeddingErrors: 'nestclaw_memory_embedding_errors_total',
+  memoryEmbeddingCacheHits: 'nestclaw_memory_embedding_cache_hits_total',
+  memoryIndexQueueDepth: 'nestclaw_memory_index_queue_depth',
+  memoryIndexQueueOldest: 'nestclaw_memory_index_queue_oldest_pending_seconds',
+  memoryKeywordOnly: 'nestclaw_memory_keyword_only',
 } as const;
 
 /** Node.js runtime metrics from prom-client's defaults that dashboards and alerts use. */
@@ -90,6 +100,10 @@ export const LABEL = {
   period: 'period',
   table: 'table',
   operation: 'operation',
+  /** Memory recall mode that ran: keyword, vector, hybrid. */
+  mode: 'mode',
+  /** What an embedding was for: query (recall) or index (the worker, a rebuild). */
+  purpose: 'purpose',
 } as const;
 
 export const SPAN = {

@@ -7,7 +7,8 @@ import { indexed, memoryPrompt, pairedToken, waitFor } from './memory-spec.suppo
 describe('memory recall in turns', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness({ config: { memory: { files: { scan_interval: 200 } } } });
+    // A generous recall budget: these tests are about what is recalled, and the shared CI machine can be slow.
+    h = await startHarness({ config: { memory: { files: { scan_interval: 200 }, recall: { timeout: 1000 } } } });
   });
   afterAll(() => h.stop());
 

@@ -3,8 +3,9 @@ import { NestclawError } from '@nestclaw/common';
 import { MemoryService, MemoryStatusService, MemoryStore, OWNER_SCOPE, tokenScope } from '@nestclaw/memory';
 import { OWNER, Principal } from '@nestclaw/security';
 import { CurrentPrincipal } from '../auth/principal.decorator';
-import { validate } from '../http/zod-validation.pipe';
-import { parseQuery, scopeQuerySchema, searchMemorySchema, storeMemorySchema } from './memory.dto';
+import type { z } from 'zod';
+import { ZodPipe } from '../http/zod-validation.pipe';
+import { scopeQuerySchema, searchMemorySchema, storeMemorySchema } from './memory.dto';
 
 /** The caller's own person, or (admin scope only) the one named in `scope`. */
 function personFor(principal: Principal, requested: string | undefined): string {
@@ -28,16 +29,14 @@ export class MemoryController {
 
   @Post()
   @HttpCode(201)
-  async store(@Body() body: unknown, @CurrentPrincipal() principal: Principal) {
-    const dto = validate(storeMemorySchema, body, 'body');
+  async store(@Body(new ZodPipe(storeMemorySchema)) dto: z.output<typeof storeMemorySchema>, @CurrentPrincipal() principal: Principal) {
     const scope = { person: personFor(principal, dto.scope), agentId: dto.agentId };
     const id = await this.memory.store(dto.content, { scope, source: 'api', metadata: dto.metadata, supersedes: dto.supersedes });
     return { id };
   }
 
   @Get('search')
-  async search(@Query() query: unknown, @CurrentPrincipal() principal: Principal) {
-    const q = parseQuery(searchMemorySchema, query);
+  async search(@Query(new ZodPipe(searchMemorySchema)) q: z.output<typeof searchMemorySchema>, @CurrentPrincipal() principal: Principal) {
     const scope = { person: personFor(principal, q.scope), agentId: q.agentId };
     const r = await this.memory.recall(q.q, { scope, topK: q.k, mode: q.mode });
     return {
@@ -53,8 +52,7 @@ export class MemoryController {
   }
 
   @Get(':id')
-  async get(@Param('id') id: string, @Query() query: unknown, @CurrentPrincipal() principal: Principal) {
-    parseQuery(scopeQuerySchema, query);
+  async get(@Param('id') id: string, @Query(new ZodPipe(scopeQuerySchema)) _query: unknown, @CurrentPrincipal() principal: Principal) {
     const m = await this.memories.get(id, byIdScope(principal));
     return {
       id: m.id,

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { NestclawError } from '@nestclaw/common';
 
 const agentId = z.string().min(1).max(100).default('default');
 /** Someone else's memories: only for tokens with the admin scope. */
@@ -22,13 +21,3 @@ export const searchMemorySchema = z.object({
 });
 
 export const scopeQuerySchema = z.object({ scope, agentId });
-
-export function parseQuery<S extends z.ZodType>(schema: S, q: unknown): z.output<S> {
-  const r = schema.safeParse(q ?? {});
-  if (!r.success)
-    throw new NestclawError(
-      'invalid_request',
-      `Invalid query: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-    );
-  return r.data;
-}

@@ -27,7 +27,8 @@ export const memorySchema = z
         /** Reciprocal Rank Fusion constant: score = Σ weight / (k + rank). */
         k: z.number().positive().default(60),
         keyword_weight: z.number().min(0).default(1),
-        vector_weight: z.number().min(0).default(1),
+        /** 0.5: keyword ranks lead; with equal weights hybrid MRR fell below keyword-only at 100k chunks (ADR 0011). */
+        vector_weight: z.number().min(0).default(0.5),
         /** Candidates taken from each leg before fusing. */
         candidates: z.number().int().min(1).max(1000).default(50),
       })
@@ -40,6 +41,8 @@ export const memorySchema = z
       .prefault({}),
     worker: z
       .object({
+        /** false: this process never drains index_queue (another process does; tests hold the index back with it). */
+        enabled: z.boolean().default(true),
         interval: duration.default(200),
         batch: z.number().int().min(1).max(10_000).default(512),
         /** Failures after which a queue entry is parked (shown by /doctor) instead of retried. */

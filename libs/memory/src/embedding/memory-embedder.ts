@@ -1,5 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { ConfigService } from '@nestclaw/config';
+import { recordEmbeddingCacheHits, recordEmbeddingCall } from '@nestclaw/observability';
 import { EmbeddingProvider, ProviderRegistry } from '@nestclaw/provider';
 import { EmbeddingCacheRepository } from './embedding-cache.repository';
 
@@ -68,15 +69,23 @@ export class MemoryEmbedder {
     if (!active) return { error: 'no embedding model configured' };
     const cacheKey = `${active.key}\u0000${text}`;
     const hit = this.queries.get(cacheKey);
-    if (hit) return { vector: hit };
+    if (hit) {
+      recordEmbeddingCacheHits('query', 1);
+      return { vector: hit };
+    }
+    let called = false;
     try {
-      const result = await withTimeout(timeoutMs, (signal) => active.embedder.embed([text], { signal }));
+      const pending = withTimeout(timeoutMs, (signal) => active.embedder.embed([text], { signal }));
+      called = true;
+      const result = await pending;
       const vector = result.vectors[0];
       if (!vector?.length) throw new Error('the embedding model returned no vector');
+      recordEmbeddingCall('query', false);
       if (this.queries.size >= QUERY_CACHE_SIZE) this.queries.delete(this.queries.keys().next().value as string);
       this.queries.set(cacheKey, vector);
       return { vector };
     } catch (e) {
+      if (called) recordEmbeddingCall('query', true);
       const message = (e as Error).message;
       this.lastError = { at: new Date().toISOString(), message };
       return { error: message };
@@ -84,13 +93,14 @@ export class MemoryEmbedder {
   }
 
   /** Vectors for indexing, by content hash: cached ones from Postgres, the rest embedded and cached. */
-  async embedForIndex(active: ActiveEmbedder, items: { hash: string; text: string }[]): Promise<Map<string, number[]>> {
-    const vectors = await this.cache.find(
+  async embedForIndex(active: ActiveEmbedder, items: { hash: string; text: string }[]): Promise<Map<string, ArrayLike<number>>> {
+    const vectors: Map<string, ArrayLike<number>> = await this.cache.find(
       active.key,
       items.map((i) => i.hash),
     );
     const missing = new Map<string, string>();
     for (const i of items) if (!vectors.has(i.hash)) missing.set(i.hash, i.text);
+    recordEmbeddingCacheHits('index', items.filter((i) => !missing.has(i.hash)).length);
     const todo = [...missing.entries()];
     for (let i = 0; i < todo.length; i += BATCH) {
       const batch = todo.slice(i, i + BATCH);
@@ -99,7 +109,11 @@ export class MemoryEmbedder {
           batch.map(([, t]) => t),
           { signal },
         ),
-      );
+      ).catch((e: unknown) => {
+        recordEmbeddingCall('index', true);
+        throw e;
+      });
+      recordEmbeddingCall('index', false);
       if (res.vectors.length !== batch.length)
         throw new Error(`the embedding model returned ${res.vectors.length} vectors for ${batch.length} texts`);
       const saved = batch.map(([hash], n) => ({ hash, vector: res.vectors[n] }));

@@ -16,7 +16,7 @@ export class IndexRowBuilder {
   constructor(private readonly embedder: MemoryEmbedder) {}
 
   async build(chunks: IndexableChunk[], active: ActiveEmbedder | undefined): Promise<BuiltRows> {
-    let vectors: Map<string, number[]> | undefined;
+    let vectors: Map<string, ArrayLike<number>> | undefined;
     let vectorError: string | undefined;
     if (active && chunks.length) {
       try {
@@ -35,6 +35,11 @@ export class IndexRowBuilder {
       scope: c.scope,
       agentId: c.agentId,
       terms: indexTerms(c.text).join(' '),
+      text: c.text,
+      source: c.source,
+      sourceKey: c.sourceKey,
+      createdAt: c.createdAt,
+      superseded: c.superseded,
       vector: vectors?.get(c.contentHash) ?? null,
     }));
     return { rows, vectorError };

@@ -1,7 +1,7 @@
 import { TOKENIZER_VERSION } from '../text/tokenizer';
 
 /** Bump when the index's row layout changes. */
-export const INDEX_SCHEMA_VERSION = 1;
+export const INDEX_SCHEMA_VERSION = 2;
 
 /** What an index was built with; any difference from what the process expects means a rebuild. */
 export interface IndexVersion {

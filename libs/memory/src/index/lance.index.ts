@@ -1,38 +1,70 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { Connection, connect, Index, Table } from '@lancedb/lancedb';
-import {
-  Data,
-  Field,
-  FixedSizeList,
-  Float32,
-  Int64,
-  makeData,
-  RecordBatch,
-  Schema,
-  Struct,
-  Table as ArrowTable,
-  Utf8,
-  vectorFromArray,
-} from 'apache-arrow';
+import { Connection, connect, Index, Session, Table } from '@lancedb/lancedb';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { IndexVersion, StoredIndexVersion } from './index-version';
-import { KeywordIndex } from './keyword.index';
+import { INDEX_SCHEMA_VERSION, IndexVersion, StoredIndexVersion } from './index-version';
+import { RESULT_COLUMNS, schemaFor, toArrow } from './index-arrow';
+import { KeywordHit, KeywordIndex } from './keyword.index';
 
 export interface IndexRow {
   chunkId: string;
   memoryId: string;
   scope: string;
   agentId: string;
-  /** Output of the shared tokenizer, space-separated; LanceDB only splits it on whitespace. */
+  /** Output of the shared tokenizer, space-separated. */
   terms: string;
-  vector?: number[] | null;
+  text: string;
+  source: string;
+  sourceKey: string | null;
+  /** Milliseconds since the epoch. */
+  createdAt: number;
+  superseded: boolean;
+  vector?: ArrayLike<number> | null;
 }
+
+/** A chunk as recall shows it, read from the index (no Postgres round trip). */
+export interface IndexedChunk {
+  chunkId: string;
+  memoryId: string;
+  text: string;
+  source: string;
+  sourceKey: string | null;
+  createdAt: number;
+  superseded: boolean;
+}
+
+interface ResultRow {
+  chunk_id: bigint;
+  memory_id: string;
+  text: string;
+  source: string;
+  source_key: string | null;
+  created_at: bigint;
+  superseded: boolean;
+}
+
+const toChunk = (r: ResultRow): IndexedChunk => ({
+  chunkId: String(r.chunk_id),
+  memoryId: r.memory_id,
+  text: r.text,
+  source: r.source,
+  sourceKey: r.source_key,
+  createdAt: Number(r.created_at),
+  superseded: r.superseded,
+});
 
 /** Rows added between two optimize passes (which fold new rows into the full-text and vector indices). */
 const OPTIMIZE_AFTER_ROWS = 5_000;
 /** Vector ANN index from this many rows on; below it a flat scan is fast and exact. */
 const VECTOR_INDEX_MIN_ROWS = 20_000;
+
+/**
+ * LanceDB's caches default to 6 GB of index and 1 GB of metadata per process. The IVF partitions
+ * and the chunk-id B-tree of a 100k-chunk index fit in far less; past these bounds pages are re-read
+ * from the OS page cache, which costs microseconds, while the defaults let RSS grow without limit.
+ */
+const INDEX_CACHE_BYTES = 48n << 20n;
+const METADATA_CACHE_BYTES = 16n << 20n;
 
 const quote = (s: string) => `'${s.replace(/'/g, "''")}'`;
 const uuidList = (ids: string[]) => ids.map((id) => quote(id)).join(', ');
@@ -59,11 +91,13 @@ export class LanceIndex implements OnApplicationShutdown {
     process.env.LANCEDB_LOG ??= 'error';
     this.dir = dir;
     mkdirSync(dir, { recursive: true });
-    this.db = await connect(dir);
+    this.db = await connect(dir, {}, new Session(INDEX_CACHE_BYTES, METADATA_CACHE_BYTES));
     const file = join(dir, 'index-version.json');
     if (!existsSync(file)) return undefined;
     try {
       const stored = JSON.parse(readFileSync(file, 'utf8')) as StoredIndexVersion;
+      // An older row layout cannot answer recall (it lacks the result columns): rebuild, keyword recall runs on Postgres meanwhile.
+      if (stored.schema !== INDEX_SCHEMA_VERSION) return undefined;
       if (!(await this.db.tableNames()).includes(stored.table)) return undefined;
       const table = await this.db.openTable(stored.table);
       this.keywords = await loadKeywords(table);
@@ -90,24 +124,36 @@ export class LanceIndex implements OnApplicationShutdown {
   }
 
   /** BM25 top-N over the terms, for one person and agent. */
-  keyword(scope: string, agentId: string, terms: string[], limit: number): string[] {
+  keyword(scope: string, agentId: string, terms: string[], limit: number): KeywordHit[] {
     if (!this.table || terms.length === 0) return [];
     return this.keywords.search(scope, agentId, terms, limit);
   }
 
   /** Cosine top-N; empty when this build has no vectors. */
-  async vector(scope: string, agentId: string, vector: number[], limit: number): Promise<string[]> {
+  async vector(scope: string, agentId: string, vector: number[], limit: number): Promise<IndexedChunk[]> {
     if (!this.table || !this.stored?.dims) return [];
     if (vector.length !== this.stored.dims) throw new Error(`query vector has ${vector.length} dimensions, the index ${this.stored.dims}`);
     const rows = await this.table
       .vectorSearch(vector)
       .distanceType('cosine')
-      // Prefilter on the bitmap-indexed scope only; the agent is checked when hits are re-read from Postgres.
-      .where(`scope = ${quote(scope)}`)
-      .select(['chunk_id', '_distance'])
+      // Prefilter (LanceDB's default): the person's and agent's rows are selected through the bitmap indices before the nearest are taken.
+      .where(`scope = ${quote(scope)} AND agent_id = ${quote(agentId)}`)
+      .select([...RESULT_COLUMNS, '_distance'])
       .limit(limit)
       .toArray();
-    return rows.map((r: { chunk_id: bigint }) => String(r.chunk_id));
+    return (rows as ResultRow[]).map(toChunk);
+  }
+
+  /** The stored rows of these chunks (keyword hits), through the B-tree on chunk_id. */
+  async lookup(chunkIds: string[]): Promise<IndexedChunk[]> {
+    if (!this.table || chunkIds.length === 0) return [];
+    const rows = await this.table
+      .query()
+      .where(`chunk_id IN (${chunkIds.map((id) => String(BigInt(id))).join(', ')})`)
+      .select(RESULT_COLUMNS)
+      .limit(chunkIds.length)
+      .toArray();
+    return (rows as ResultRow[]).map(toChunk);
   }
 
   /** Replaces every row of these memories with `rows` (an empty list deletes them). Idempotent. */
@@ -115,7 +161,9 @@ export class LanceIndex implements OnApplicationShutdown {
     return this.serialize(async () => {
       const table = this.table;
       if (!table) throw new Error('the memory index is not open');
-      for (let i = 0; i < memoryIds.length; i += 500) await table.delete(`memory_id IN (${uuidList(memoryIds.slice(i, i + 500))})`);
+      // A delete scans the table; memories the index has never seen (most of an ingest) need none.
+      const present = memoryIds.filter((id) => this.keywords.has(id));
+      for (let i = 0; i < present.length; i += 500) await table.delete(`memory_id IN (${uuidList(present.slice(i, i + 500))})`);
       if (rows.length) await table.add(toArrow(rows, this.stored?.dims ?? null));
       for (const id of memoryIds) this.keywords.removeMemory(id);
       for (const r of rows) this.keywords.add(r);
@@ -155,7 +203,7 @@ export class LanceIndex implements OnApplicationShutdown {
       finish: (version) =>
         this.serialize(async () => {
           await table.optimize({ cleanupOlderThan: new Date() });
-          if ((await table.countRows()) > 0) await table.createIndex('scope', { config: Index.bitmap(), replace: true });
+          if ((await table.countRows()) > 0) await createScalarIndices(table);
           await this.ensureVectorIndex(table, dims);
           const stored: StoredIndexVersion = { ...version, dims, table: name, builtAt: new Date().toISOString() };
           const file = join(this.dir, 'index-version.json');
@@ -215,63 +263,29 @@ export class LanceIndex implements OnApplicationShutdown {
   }
 }
 
-function schemaFor(dims: number | null): Schema {
-  const fields: Field[] = [
-    new Field('chunk_id', new Int64()),
-    new Field('memory_id', new Utf8()),
-    new Field('scope', new Utf8()),
-    new Field('agent_id', new Utf8()),
-    new Field('terms', new Utf8()),
-  ];
-  if (dims) fields.push(new Field('vector', new FixedSizeList(dims, new Field('item', new Float32(), true)), true));
-  return new Schema(fields);
-}
-
-/**
- * Rows as one Arrow record batch built from typed arrays: letting LanceDB convert plain objects
- * with number[] vectors cost ~0.2 ms a row here, which made a 100k rebuild take minutes.
- */
-function toArrow(rows: IndexRow[], dims: number | null): ArrowTable {
-  const schema = schemaFor(dims);
-  const n = rows.length;
-  const text = (pick: (r: IndexRow) => string) => vectorFromArray(rows.map(pick), new Utf8()).data[0];
-  const children: Data[] = [
-    makeData({ type: new Int64(), length: n, data: BigInt64Array.from(rows, (r) => BigInt(r.chunkId)) }),
-    text((r) => r.memoryId),
-    text((r) => r.scope),
-    text((r) => r.agentId),
-    text((r) => r.terms),
-  ];
-  if (dims) {
-    const flat = new Float32Array(n * dims);
-    const valid = new Uint8Array(Math.ceil(n / 8));
-    let nulls = 0;
-    rows.forEach((r, i) => {
-      if (r.vector && r.vector.length === dims) {
-        flat.set(r.vector, i * dims);
-        valid[i >> 3] |= 1 << (i & 7);
-      } else nulls++;
-    });
-    const child = makeData({ type: new Float32(), length: n * dims, data: flat });
-    const type = schema.fields[5].type as FixedSizeList<Float32>;
-    children.push(makeData({ type, length: n, nullCount: nulls, nullBitmap: valid, child }));
-  }
-  const struct = makeData({ type: new Struct(schema.fields), length: n, nullCount: 0, children });
-  return new ArrowTable(schema, [new RecordBatch(schema, struct)]);
+async function createScalarIndices(table: Table): Promise<void> {
+  await table.createIndex('scope', { config: Index.bitmap(), replace: true });
+  await table.createIndex('agent_id', { config: Index.bitmap(), replace: true });
+  await table.createIndex('chunk_id', { config: Index.btree(), replace: true });
 }
 
 /** The keyword index is derived from the table's terms column: no re-tokenizing at start-up. */
 async function loadKeywords(table: Table): Promise<KeywordIndex> {
   const keywords = new KeywordIndex();
-  const rows = (await table.query().select(['chunk_id', 'memory_id', 'scope', 'agent_id', 'terms']).toArray()) as {
-    chunk_id: bigint;
-    memory_id: string;
-    scope: string;
-    agent_id: string;
-    terms: string;
-  }[];
-  for (const r of rows)
-    keywords.add({ chunkId: String(r.chunk_id), memoryId: r.memory_id, scope: r.scope, agentId: r.agent_id, terms: r.terms });
+  // Streamed batch by batch: the terms column of a large table is never held in JS at once.
+  for await (const batch of table.query().select(['chunk_id', 'memory_id', 'scope', 'agent_id', 'terms'])) {
+    const [chunkIds, memoryIds, scopes, agents, terms] = ['chunk_id', 'memory_id', 'scope', 'agent_id', 'terms'].map((c) =>
+      batch.getChild(c)!,
+    );
+    for (let i = 0; i < batch.numRows; i++)
+      keywords.add({
+        chunkId: String(chunkIds.get(i)),
+        memoryId: memoryIds.get(i) as string,
+        scope: scopes.get(i) as string,
+        agentId: agents.get(i) as string,
+        terms: terms.get(i) as string,
+      });
+  }
   return keywords;
 }
 

@@ -1,10 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestclaw/config';
-import { MemoryEmbedder } from '../embedding/memory-embedder';
+import { ActiveEmbedder, MemoryEmbedder } from '../embedding/memory-embedder';
 import { memoryError } from '../memory.errors';
 import { IndexQueueRepository } from '../queue/index-queue.repository';
 import { MemoryRepository } from '../store/memory.repository';
-import { IndexRowBuilder } from './index-rows';
+import { BuiltRows, IndexRowBuilder } from './index-rows';
 import { describeVersion, expectedVersion, IndexVersion } from './index-version';
 import { LanceIndex } from './lance.index';
 
@@ -21,7 +21,7 @@ export interface ReindexProgress {
   error?: string;
 }
 
-const PAGE = 2_000;
+const PAGE = 5_000;
 /** After a failed or keyword-only-by-necessity build, wait before trying again on our own. */
 const RETRY_AFTER_MS = 5 * 60_000;
 
@@ -98,26 +98,31 @@ export class ReindexService {
     }
   }
 
+  /** A page of live chunks after `after`, turned into index rows. */
+  private async page(after: string, active: ActiveEmbedder | undefined): Promise<{ last?: string; count: number; built: BuiltRows }> {
+    const chunks = await this.memories.liveChunksAfter(after, PAGE);
+    return { last: chunks[chunks.length - 1]?.chunkId, count: chunks.length, built: await this.rows.build(chunks, active) };
+  }
+
   private async run(): Promise<void> {
     const started = performance.now();
     this.state.total = (await this.memories.counts()).chunks;
     const active = this.embedder.active();
-    let after = '0';
-    let page = await this.memories.liveChunksAfter(after, PAGE);
-    let first = await this.rows.build(page, active);
+    let current = await this.page('0', active);
     // The vector size is whatever the model returns; without a vector (model down) the build is keyword-only.
-    let dims = first.rows.find((r) => r.vector?.length)?.vector?.length ?? null;
-    if (active && !dims && page.length === 0) dims = await this.probeDims(active);
+    let dims = current.built.rows.find((r) => r.vector?.length)?.vector?.length ?? null;
+    if (active && !dims && current.count === 0) dims = await this.probeDims(active);
     const keywordOnly = !!active && !dims;
     const build = await this.index.startBuild(dims);
     try {
-      while (page.length) {
-        await build.add(first.rows);
-        this.state.done += page.length;
+      while (current.count) {
+        // Read, embed-from-cache and tokenize the next page while LanceDB writes this one (off the JS thread).
+        const next = this.page(current.last!, dims ? active : undefined);
+        next.catch(() => undefined);
+        await build.add(current.built.rows);
+        this.state.done += current.count;
         this.state.rate = Math.round(this.state.done / ((performance.now() - started) / 1000));
-        after = page[page.length - 1].chunkId;
-        page = await this.memories.liveChunksAfter(after, PAGE);
-        first = await this.rows.build(page, dims ? active : undefined);
+        current = await next;
       }
       // An index without the vectors it was meant to have is marked keyword-only, so a later check rebuilds it.
       const version = keywordOnly ? expectedVersion(undefined) : this.expected();

@@ -43,8 +43,8 @@ export class IndexWorker implements OnApplicationBootstrap, BeforeApplicationShu
   ) {}
 
   onApplicationBootstrap(): void {
-    const { worker } = this.config.get().memory;
-    if (!this.config.get().memory.enabled) return;
+    const { worker, enabled } = this.config.get().memory;
+    if (!enabled || !worker.enabled) return;
     this.scheduler.addInterval(
       DRAIN,
       setInterval(() => this.tick(), worker.interval),
@@ -72,7 +72,7 @@ export class IndexWorker implements OnApplicationBootstrap, BeforeApplicationShu
   }
 
   private tick(): void {
-    if (this.stopped) return;
+    if (this.stopped || !this.config.get().memory.worker.enabled) return;
     this.reindex.ensureCurrent();
     void this.drain().catch((e: unknown) => this.logger.error(`memory index worker: ${(e as Error).message}`));
   }

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestclaw/config';
+import { recordMemoryRecall } from '@nestclaw/observability';
 import { MemoryEmbedder } from '../embedding/memory-embedder';
-import { LanceIndex } from '../index/lance.index';
+import { IndexedChunk, LanceIndex } from '../index/lance.index';
 import { fuseRrf, RankedLeg } from '../search/rrf';
 import { MemoryRepository } from '../store/memory.repository';
 import type { HydratedChunk, MemorySource } from '../store/memory.types';
@@ -45,11 +46,20 @@ export interface RecallOutcome {
 /** A memory replaced by a newer one ranks below it. */
 const SUPERSEDED_FACTOR = 0.5;
 
+interface Candidate {
+  chunkId: string;
+  memoryId: string;
+  score: number;
+}
+
 /**
  * Hybrid recall: BM25 over the shared tokenizer's terms and cosine over vectors, each top-N, fused
- * with RRF (k and per-leg weights from `memory.fusion`). Hits are re-read from Postgres, so a
- * forgotten memory never comes back even when the index has not caught up, and no other person's
- * row can slip through. An embedding failure or timeout falls back to keywords for that query.
+ * with RRF (k and per-leg weights from `memory.fusion`). Both legs filter by person and agent inside
+ * the index (the keyword scorer skips other owners' postings; the vector query prefilters on the
+ * bitmap-indexed scope and agent columns), and results are read from the index rows. Postgres is
+ * asked one primary-key question about the candidate memories — which are still live and which were
+ * superseded — so a forgotten memory disappears at once even when the index worker is behind.
+ * An embedding failure or timeout falls back to keywords for that query.
  */
 @Injectable()
 export class RecallService {
@@ -61,24 +71,34 @@ export class RecallService {
   ) {}
 
   async recall(q: RecallQuery): Promise<RecallOutcome> {
+    const started = performance.now();
+    const outcome = await this.run(q);
+    recordMemoryRecall(outcome.mode, (performance.now() - started) / 1000, outcome.results.length);
+    return outcome;
+  }
+
+  private async run(q: RecallQuery): Promise<RecallOutcome> {
     const cfg = this.config.get().memory;
     const requested = q.mode ?? cfg.recall.mode;
     const n = Math.max(cfg.fusion.candidates, q.topK * 2);
     const terms = queryTerms(q.query);
+    if (!this.index.ready) return this.degraded(q, terms, n, requested);
     let fallback: string | undefined;
-    let vectorIds: string[] = [];
     const wantVector = requested !== 'keyword';
     if (wantVector) {
       if (!this.embedder.active()) fallback = 'keyword-only: no embedding model configured';
       else if (!this.index.version?.dims) fallback = 'keyword-only: the index has no vectors (yet)';
     }
-    const keywordLeg =
-      requested !== 'vector' || !!fallback ? this.keyword(q, terms, n) : Promise.resolve({ ids: [] as string[], degraded: false });
+    // The keyword leg is in-process and synchronous; its hits' rows are read from the index while the vector leg runs.
+    let keywordHits = requested !== 'vector' ? this.index.keyword(q.scope, q.agentId, terms, n) : [];
+    const early = this.index.lookup(firstChunks(keywordHits, q.topK * 2));
+    early.catch(() => undefined);
+    let vectorHits: IndexedChunk[] = [];
     if (wantVector && !fallback) {
       const embedded = await this.embedder.embedQuery(q.query, q.embeddingBudgetMs ?? cfg.embedding_timeout);
       if (embedded.vector) {
         try {
-          vectorIds = await this.index.vector(q.scope, q.agentId, embedded.vector, n);
+          vectorHits = await this.index.vector(q.scope, q.agentId, embedded.vector, n);
         } catch (e) {
           fallback = `keyword-only: vector search failed (${(e as Error).message})`;
         }
@@ -86,45 +106,107 @@ export class RecallService {
         fallback = `keyword-only: ${embedded.error}`;
       }
     }
-    // A vector request whose vector leg failed still answers, from keywords.
-    const keyword = requested === 'vector' && fallback ? await this.keyword(q, terms, n) : await keywordLeg;
     const mode: RecallMode = fallback ? 'keyword' : requested;
+    // A vector request whose vector leg failed still answers, from keywords.
+    if (requested === 'vector' && fallback) keywordHits = this.index.keyword(q.scope, q.agentId, terms, n);
     const legs: RankedLeg[] = [];
-    if (mode !== 'vector') legs.push({ ids: keyword.ids, weight: cfg.fusion.keyword_weight || 1 });
-    if (mode !== 'keyword') legs.push({ ids: vectorIds, weight: cfg.fusion.vector_weight || 1 });
-    const fused = fuseRrf(legs, cfg.fusion.k);
-    const results = await this.hydrate(q, fused);
-    return { results, mode, ...(fallback && requested !== 'keyword' ? { fallback } : {}), ...(keyword.degraded ? { degraded: true } : {}) };
+    if (mode !== 'vector') legs.push({ ids: keywordHits.map((h) => h.chunkId), weight: cfg.fusion.keyword_weight });
+    if (mode !== 'keyword') legs.push({ ids: vectorHits.map((h) => h.chunkId), weight: cfg.fusion.vector_weight });
+    const memoryOf = new Map<string, string>();
+    for (const h of keywordHits) memoryOf.set(h.chunkId, h.memoryId);
+    for (const h of vectorHits) memoryOf.set(h.chunkId, h.memoryId);
+    const candidates = bestChunkPerMemory(fuseRrf(legs, cfg.fusion.k), memoryOf);
+    const results = await this.fromIndex(q, candidates, [...vectorHits, ...(await early)]);
+    return { results, mode, ...(fallback && requested !== 'keyword' ? { fallback } : {}) };
   }
 
-  private async keyword(q: RecallQuery, terms: string[], n: number): Promise<{ ids: string[]; degraded: boolean }> {
-    if (this.index.ready) return { ids: this.index.keyword(q.scope, q.agentId, terms, n), degraded: false };
-    return { ids: await this.memories.keywordFallback(q.scope, q.agentId, terms, n), degraded: true };
+  /**
+   * Candidates → results: one indexed Postgres read says which memories are still live and which are
+   * superseded (the index may lag on both); text and source come from the index rows already read
+   * (vector hits, the keyword leg's first hits), the rest through one chunk-id lookup.
+   */
+  private async fromIndex(q: RecallQuery, candidates: Candidate[], known: IndexedChunk[]): Promise<RecallHit[]> {
+    if (candidates.length === 0) return [];
+    const rows = new Map(known.map((h) => [h.chunkId, h]));
+    const live = await this.memories.liveState(candidates.map((c) => c.memoryId));
+    const ranked = candidates
+      .filter((c) => live.has(c.memoryId))
+      .map((c) => ({ ...c, superseded: live.get(c.memoryId)!, score: live.get(c.memoryId) ? c.score * SUPERSEDED_FACTOR : c.score }))
+      .sort((a, b) => b.score - a.score)
+      .slice(0, q.topK);
+    const missing = ranked.filter((c) => !rows.has(c.chunkId)).map((c) => c.chunkId);
+    for (const r of await this.index.lookup(missing)) rows.set(r.chunkId, r);
+    return ranked
+      .filter((c) => rows.has(c.chunkId))
+      .map((c) => {
+        const row = rows.get(c.chunkId)!;
+        return {
+          id: c.memoryId,
+          chunkId: c.chunkId,
+          score: c.score,
+          content: row.text,
+          source: row.source as MemorySource,
+          sourceKey: row.sourceKey,
+          createdAt: new Date(row.createdAt).toISOString(),
+          superseded: c.superseded,
+        };
+      })
+      .sort((a, b) => b.score - a.score || b.createdAt.localeCompare(a.createdAt));
   }
 
-  /** Truth from Postgres, best chunk per memory, superseded memories demoted. */
-  private async hydrate(q: RecallQuery, fused: { id: string; score: number }[]): Promise<RecallHit[]> {
-    const rows = await this.memories.hydrate(
-      fused.map((f) => f.id),
-      q.scope,
-      q.agentId,
-    );
+  /** No index yet (first build running): keywords straight from Postgres, slower but working. */
+  private async degraded(q: RecallQuery, terms: string[], n: number, requested: RecallMode): Promise<RecallOutcome> {
+    const ids = await this.memories.keywordFallback(q.scope, q.agentId, terms, n);
+    const rows = await this.memories.hydrate(ids, q.scope, q.agentId);
     const byChunk = new Map<string, HydratedChunk>(rows.map((r) => [r.chunkId, r]));
     const best = new Map<string, RecallHit>();
-    for (const f of fused) {
-      const row = byChunk.get(f.id);
-      if (!row || best.has(row.memoryId)) continue;
+    ids.forEach((id, i) => {
+      const row = byChunk.get(id);
+      if (!row || best.has(row.memoryId)) return;
+      const score = 1 / (60 + i + 1);
       best.set(row.memoryId, {
         id: row.memoryId,
         chunkId: row.chunkId,
-        score: row.superseded ? f.score * SUPERSEDED_FACTOR : f.score,
+        score: row.superseded ? score * SUPERSEDED_FACTOR : score,
         content: row.text,
         source: row.source,
         sourceKey: row.sourceKey,
         createdAt: new Date(row.createdAt).toISOString(),
         superseded: row.superseded,
       });
-    }
-    return [...best.values()].sort((a, b) => b.score - a.score || b.createdAt.localeCompare(a.createdAt)).slice(0, q.topK);
+    });
+    const results = [...best.values()].sort((a, b) => b.score - a.score).slice(0, q.topK);
+    return {
+      results,
+      mode: 'keyword',
+      degraded: true,
+      ...(requested !== 'keyword' ? { fallback: 'keyword-only: the memory index is being built' } : {}),
+    };
   }
+}
+
+/** Chunk ids of the first `count` distinct memories of a leg. */
+function firstChunks(hits: { chunkId: string; memoryId: string }[], count: number): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const h of hits) {
+    if (seen.size >= count) break;
+    if (seen.has(h.memoryId)) continue;
+    seen.add(h.memoryId);
+    out.push(h.chunkId);
+  }
+  return out;
+}
+
+/** The fused list keeps the best-ranked chunk of each memory. */
+function bestChunkPerMemory(fused: { id: string; score: number }[], memoryOf: Map<string, string>): Candidate[] {
+  const seen = new Set<string>();
+  const out: Candidate[] = [];
+  for (const f of fused) {
+    const memoryId = memoryOf.get(f.id)!;
+    if (seen.has(memoryId)) continue;
+    seen.add(memoryId);
+    out.push({ chunkId: f.id, memoryId, score: f.score });
+  }
+  return out;
 }

@@ -6,6 +6,11 @@ import { HydratedChunk, IndexableChunk, MemoryRecord, NewMemory } from './memory
 const MEMORY_COLUMNS = `id, scope, agent_id AS "agentId", content, source, source_key AS "sourceKey", metadata, supersedes,
   superseded_at IS NOT NULL AS superseded, created_at AS "createdAt", updated_at AS "updatedAt", deleted_at AS "deletedAt"`;
 
+/** What an index row holds (IndexableChunk), from memory_chunks c JOIN memories m. */
+const INDEXABLE_COLUMNS = `c.id::text AS "chunkId", c.memory_id AS "memoryId", m.scope, m.agent_id AS "agentId", c.text,
+  c.content_hash AS "contentHash", m.source, m.source_key AS "sourceKey", (extract(epoch FROM m.created_at) * 1000)::float8 AS "createdAt",
+  m.superseded_at IS NOT NULL AS superseded`;
+
 const chunkArrays = (m: NewMemory) => [
   m.chunks.map((_, i) => i),
   m.chunks.map((c) => c.text),
@@ -91,8 +96,9 @@ export class MemoryRepository {
          INSERT INTO memory_chunks (memory_id, seq, text, token_count, content_hash)
          SELECT m.id, x.seq, x.text, x.n, x.h FROM m, unnest($10::int[], $11::text[], $12::int[], $13::text[]) AS x(seq, text, n, h)),
        s AS (
-         UPDATE memories SET superseded_at = now() WHERE $8::uuid IS NOT NULL AND id = $8::uuid AND scope = $2 AND agent_id = $3)
-       INSERT INTO index_queue (memory_id, op) SELECT id, 'upsert' FROM m`,
+         UPDATE memories SET superseded_at = now() WHERE $8::uuid IS NOT NULL AND id = $8::uuid AND scope = $2 AND agent_id = $3 RETURNING id)
+       -- The superseded memory is queued too: its index rows carry the superseded mark.
+       INSERT INTO index_queue (memory_id, op) SELECT id, 'upsert' FROM m UNION ALL SELECT id, 'upsert' FROM s`,
       [
         m.id,
         m.scope,
@@ -148,7 +154,20 @@ export class MemoryRepository {
   }
 
   /**
-   * Chunks found by the index, re-read from the truth: deleted memories and other people's are
+   * The one Postgres read of a recall: which of these candidate memories are still live (deleted
+   * ones are absent) and whether each is superseded. Primary-key lookups, whatever the index says.
+   */
+  async liveState(memoryIds: string[]): Promise<Map<string, boolean>> {
+    if (memoryIds.length === 0) return new Map();
+    const { rows } = await this.db.pool.query<{ id: string; s: boolean }>(
+      `SELECT id::text AS id, superseded_at IS NOT NULL AS s FROM memories WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL`,
+      [memoryIds],
+    );
+    return new Map(rows.map((r) => [r.id, r.s]));
+  }
+
+  /**
+   * Chunks found by a Postgres keyword search (no index yet), re-read from the truth: deleted memories and other people's are
    * dropped here whatever the index still says, so `forget` is immediate.
    */
   async hydrate(chunkIds: string[], scope: string, agentId: string): Promise<HydratedChunk[]> {
@@ -188,7 +207,7 @@ export class MemoryRepository {
   async chunksOf(memoryIds: string[]): Promise<IndexableChunk[]> {
     if (memoryIds.length === 0) return [];
     const { rows } = await this.db.pool.query<IndexableChunk>(
-      `SELECT c.id::text AS "chunkId", c.memory_id AS "memoryId", m.scope, m.agent_id AS "agentId", c.text, c.content_hash AS "contentHash"
+      `SELECT ${INDEXABLE_COLUMNS}
          FROM memory_chunks c JOIN memories m ON m.id = c.memory_id
         WHERE c.memory_id = ANY($1::uuid[]) AND m.deleted_at IS NULL`,
       [memoryIds],
@@ -199,7 +218,7 @@ export class MemoryRepository {
   /** A page of every live chunk in id order, for a rebuild. */
   async liveChunksAfter(afterId: string, limit: number): Promise<IndexableChunk[]> {
     const { rows } = await this.db.pool.query<IndexableChunk>(
-      `SELECT c.id::text AS "chunkId", c.memory_id AS "memoryId", m.scope, m.agent_id AS "agentId", c.text, c.content_hash AS "contentHash"
+      `SELECT ${INDEXABLE_COLUMNS}
          FROM memory_chunks c JOIN memories m ON m.id = c.memory_id
         WHERE c.id > $1::bigint AND m.deleted_at IS NULL ORDER BY c.id LIMIT $2`,
       [afterId, limit],

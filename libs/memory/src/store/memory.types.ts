@@ -43,13 +43,15 @@ export interface IndexableChunk {
   agentId: string;
   text: string;
   contentHash: string;
-}
-
-/** A chunk found by a search, re-read from Postgres: deleted memories never come back from here. */
-export interface HydratedChunk extends IndexableChunk {
   source: MemorySource;
   sourceKey: string | null;
+  /** Milliseconds since the epoch. */
+  createdAt: number;
   superseded: boolean;
+}
+
+/** A chunk found by a Postgres keyword search (no index yet), re-read from the truth. */
+export interface HydratedChunk extends Omit<IndexableChunk, 'createdAt'> {
   createdAt: string;
   memoryContent: string;
 }

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { LABEL as L, METRIC as M } from '../telemetry.names';
+import { MemoryMetrics, MemorySources } from './memory-metrics';
 
 /** Few buckets on purpose: every bucket is a series per label set, and the scrape of 20 models × 10 agents must stay small. */
 const SECONDS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
@@ -8,7 +9,7 @@ const SHORT_SECONDS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30];
 const TOKENS = [4, 64, 1024, 16384, 262144, 4194304];
 
 /** Gauges whose values are read at scrape time from whoever owns the state (breakers, the pg pool, …). */
-export interface GaugeSources {
+export interface GaugeSources extends MemorySources {
   breakers?: () => Iterable<{ model: string; state: string }>;
   pool?: () => { total: number; idle: number; waiting: number };
   migrationsApplied?: () => number;
@@ -256,6 +257,8 @@ export class NestclawMetrics {
     registers: this.r,
   });
 
+  readonly memory: MemoryMetrics;
+
   constructor(
     version: string,
     readonly sources: GaugeSources = {},
@@ -265,6 +268,7 @@ export class NestclawMetrics {
     for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'])
       this.registry.removeSingleMetric(name);
     this.buildInfo.labels(version, process.version).set(1);
+    this.memory = new MemoryMetrics(this.registry, sources);
     this.approvalsPending.set(0);
   }
 
