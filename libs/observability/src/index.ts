@@ -33,6 +33,7 @@ export type { BudgetPeriod, AgentBudget } from './recorders/budget.recorder';
 export { tracer, activeTraceId } from './tracing/tracer';
 export { traceRoot } from './recorders/transport.recorder';
 export { startTracing, tracingEnabled } from './tracing/tracing.setup';
+export { traceStatement, statementTracer } from './tracing/sql.tracer';
 export type { TracingHandle } from './tracing/tracing.setup';
 export { PinoNestLogger } from './logging/pino.logger';
 export type { PinoLoggerOptions } from './logging/pino.logger';
