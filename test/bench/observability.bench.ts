@@ -207,10 +207,7 @@ async function main(): Promise<void> {
   cleanups.unshift(() => clearInterval(scraper));
 
   process.stdout.write(`warm-up…\n`);
-  await load(off, 200);
-  await load(metricsOnly, 200);
-  await load(on, 200);
-  await load(noSql, 200);
+  for (const g of [off, metricsOnly, on, noSql]) await load(g, QUICK ? 60 : 200);
   const rates = { off: [] as number[], metrics: [] as number[], on: [] as number[], noSql: [] as number[] };
   const cpu = { off: 0, metrics: 0, on: 0, noSql: 0 };
   const measured = async (mode: keyof typeof cpu, url: URL & { pid: number }) => {
@@ -230,6 +227,26 @@ async function main(): Promise<void> {
   const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
   const ratio = sum(rates.on) / sum(rates.off);
   const perTurn = (mode: keyof typeof cpu) => cpu[mode] / (ROUNDS * ROUND_TURNS);
+
+  // Printed now, so the ratios survive if the long series part is cut short.
+  const throughputLines = [
+    '',
+    'nestclaw observability benchmark',
+    `throughput, ${CONCURRENCY} concurrent clients, ${ROUNDS}×${ROUND_TURNS} turns each way, alternating:`,
+    `  off (no metrics, no tracing):              ${(sum(rates.off) / ROUNDS).toFixed(1)} turns/s`,
+    `  metrics only (scraped 1/s):                ${(sum(rates.metrics) / ROUNDS).toFixed(1)} turns/s (ratio ${(sum(rates.metrics) / sum(rates.off)).toFixed(3)})`,
+    `  on  (metrics scraped 1/s + OTLP export):   ${(sum(rates.on) / ROUNDS).toFixed(1)} turns/s`,
+    `  ratio on/off: ${ratio.toFixed(3)} (goal ≥ 0.95)   spans exported: ${otlp.stats.requests} OTLP requests, ${(otlp.stats.bytes / 1e6).toFixed(1)} MB`,
+    `  gateway CPU per turn: off ${perTurn('off').toFixed(2)} ms, metrics ${perTurn('metrics').toFixed(2)} ms, metrics+tracing ${perTurn('on').toFixed(2)} ms` +
+      ` → CPU-bound throughput ratio on/off ${(perTurn('off') / perTurn('on')).toFixed(3)}, metrics-only ${(perTurn('off') / perTurn('metrics')).toFixed(3)}`,
+    `  tracing without SQL spans (OTEL_NODE_DISABLED_INSTRUMENTATIONS=pg): ${(sum(rates.noSql) / ROUNDS).toFixed(1)} turns/s, CPU ${perTurn('noSql').toFixed(2)} ms per turn` +
+      ` → ratio ${(sum(rates.noSql) / sum(rates.off)).toFixed(3)} wall, ${(perTurn('off') / perTurn('noSql')).toFixed(3)} CPU`,
+    `  turns retried after a transient 503 database_unavailable: ${JSON.stringify(databaseRetries)}`,
+    `  load average during the run: ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')} on ${cpus().length} cores`,
+  ];
+  process.stdout.write(`${throughputLines.join('\n')}\n`);
 
   // Series while many different sessions chat.
   const before = (await http(on, '/metrics')).text;
@@ -256,28 +273,13 @@ async function main(): Promise<void> {
   const cpuPerScrape = (cpuMs(wide.pid) - cpuBefore) / 100;
   const wideText = (await http(wide, '/metrics')).text;
 
-  const lines = [
-    '',
-    'nestclaw observability benchmark',
-    `throughput, ${CONCURRENCY} concurrent clients, ${ROUNDS}×${ROUND_TURNS} turns each way, alternating:`,
-    `  off (no metrics, no tracing):              ${(sum(rates.off) / ROUNDS).toFixed(1)} turns/s`,
-    `  metrics only (scraped 1/s):                ${(sum(rates.metrics) / ROUNDS).toFixed(1)} turns/s (ratio ${(sum(rates.metrics) / sum(rates.off)).toFixed(3)})`,
-    `  on  (metrics scraped 1/s + OTLP export):   ${(sum(rates.on) / ROUNDS).toFixed(1)} turns/s`,
-    `  ratio on/off: ${ratio.toFixed(3)} (goal ≥ 0.95)   spans exported: ${otlp.stats.requests} OTLP requests, ${(otlp.stats.bytes / 1e6).toFixed(1)} MB`,
-    `  gateway CPU per turn: off ${perTurn('off').toFixed(2)} ms, metrics ${perTurn('metrics').toFixed(2)} ms, metrics+tracing ${perTurn('on').toFixed(2)} ms` +
-      ` → CPU-bound throughput ratio on/off ${(perTurn('off') / perTurn('on')).toFixed(3)}, metrics-only ${(perTurn('off') / perTurn('metrics')).toFixed(3)}`,
-    `  tracing without SQL spans (OTEL_NODE_DISABLED_INSTRUMENTATIONS=pg): ${(sum(rates.noSql) / ROUNDS).toFixed(1)} turns/s, CPU ${perTurn('noSql').toFixed(2)} ms per turn` +
-      ` → ratio ${(sum(rates.noSql) / sum(rates.off)).toFixed(3)} wall, ${(perTurn('off') / perTurn('noSql')).toFixed(3)} CPU`,
-    `  turns retried after a transient 503 database_unavailable: ${JSON.stringify(databaseRetries)}`,
-    `  load average during the run: ${loadavg()
-      .map((l) => l.toFixed(1))
-      .join(' ')} on ${cpus().length} cores`,
+  const scrapeLines = [
     `/metrics with 20 models × 10 agents (${seriesOf(wideText, false)} series, ${(wideText.length / 1024).toFixed(0)} KiB):`,
     `  median ${quantile(scrapes, 0.5).toFixed(2)} ms, p95 ${quantile(scrapes, 0.95).toFixed(2)} ms wall (goal ≤ 10 ms); gateway CPU ${cpuPerScrape.toFixed(2)} ms per scrape`,
     `series during ${SESSIONS} turns in ${SESSIONS} new sessions (${(SESSIONS / sessionsSec).toFixed(0)} turns/s):`,
     `  nestclaw/gen_ai series before ${seriesOf(before, true)}, after ${seriesOf(after, true)}; all series before ${seriesOf(before, false)}, after ${seriesOf(after, false)}`,
   ];
-  process.stdout.write(`${lines.join('\n')}\n`);
+  process.stdout.write(`${scrapeLines.join('\n')}\n`);
 }
 
 async function cleanup(): Promise<void> {
