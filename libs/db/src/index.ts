@@ -7,3 +7,5 @@ export { startEmbeddedPostgres } from './embedded/embedded-database';
 export type { EmbeddedPostgres, EmbeddedEngine } from './embedded/embedded-database';
 export { Prisma } from './generated/prisma/client';
 export type { PrismaClient } from './generated/prisma/client';
+export { observeStatements } from './statement-observer';
+export type { StatementObserver } from './statement-observer';

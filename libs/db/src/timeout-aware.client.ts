@@ -1,5 +1,6 @@
 import { Client, ClientConfig } from 'pg';
 import type { Reachability } from './reachability';
+import { statementObserver } from './statement-observer';
 
 /** The error pg raises when `query_timeout` passes without an answer. */
 export const QUERY_TIMEOUT_MESSAGE = 'Query read timeout';
@@ -26,9 +27,11 @@ export class TimeoutAwareClient extends Client {
   }
 
   override query(...args: unknown[]): never {
+    const done = this.observe(args[0]);
     const last = args[args.length - 1];
     if (typeof last === 'function') {
       args[args.length - 1] = (err: Error | null, res?: unknown) => {
+        done?.(err);
         this.onFailure(err);
         (last as Callback)(err, res);
       };
@@ -36,9 +39,25 @@ export class TimeoutAwareClient extends Client {
     }
     const result = (super.query as (...a: unknown[]) => unknown)(...args);
     if (result && typeof (result as Promise<unknown>).then === 'function') {
-      (result as Promise<unknown>).then(undefined, (e: Error) => this.onFailure(e));
-    }
+      (result as Promise<unknown>).then(
+        () => done?.(),
+        (e: Error) => {
+          done?.(e);
+          this.onFailure(e);
+        },
+      );
+    } else done?.();
     return result as never;
+  }
+
+  /** The statement observer's end callback for this query (text or config object; not for submittables). */
+  private observe(query: unknown): ((error?: Error | null) => void) | undefined {
+    const observer = statementObserver();
+    if (!observer) return undefined;
+    if (typeof query === 'string') return observer(query, undefined);
+    const config = query as { text?: unknown; name?: unknown; submit?: unknown } | null;
+    if (!config || typeof config.text !== 'string' || typeof config.submit === 'function') return undefined;
+    return observer(config.text, typeof config.name === 'string' ? config.name : undefined);
   }
 
   private onFailure(err: Error | null): void {

@@ -37,6 +37,7 @@ export { recordHeartbeatCapReached } from './recorders/scheduler.recorder';
 export { tracer, activeTraceId } from './tracing/tracer';
 export { traceRoot } from './recorders/transport.recorder';
 export { startTracing, tracingEnabled } from './tracing/tracing.setup';
+export { traceStatement, statementTracer } from './tracing/sql.tracer';
 export type { TracingHandle } from './tracing/tracing.setup';
 export { PinoNestLogger } from './logging/pino.logger';
 export type { PinoLoggerOptions } from './logging/pino.logger';

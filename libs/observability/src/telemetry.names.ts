@@ -117,6 +117,8 @@ export const SPAN = {
   /** GenAI: "execute_tool {tool}" */
   toolRun: 'execute_tool',
   approvalWait: 'tool.approval_wait',
+  /** "pg.query:{verb}" per SQL statement inside a traced request or turn */
+  sqlStatement: 'pg.query',
 } as const;
 
 /** OpenTelemetry GenAI span attributes (plus a few of ours under `nestclaw.`). */
@@ -142,6 +144,10 @@ export const ATTR = {
   costUsd: 'nestclaw.cost_usd',
   approvalDecision: 'nestclaw.approval.decision',
   toolOutcome: 'nestclaw.tool.outcome',
+  dbSystem: 'db.system.name',
+  dbOperation: 'db.operation.name',
+  dbQueryText: 'db.query.text',
+  dbQuerySummary: 'db.query.summary',
 } as const;
 
 /** Response header carrying the trace id of the request's turn. */

@@ -38,6 +38,12 @@ describe('GET /metrics', () => {
     expect(await res.json()).toMatchObject({ error: { code: 'unauthorized' } });
   });
 
+  it('refuses a scrape with a wrong token with 401', async () => {
+    const res = await scrape(h, 'not-a-token-of-this-gateway-0123456789');
+    expect(res.status).toBe(401);
+    expect(await res.json()).toMatchObject({ error: { code: 'unauthorized' } });
+  });
+
   it('refuses a token without the metrics scope with 403', async () => {
     expect((await scrape(h, await pairedToken(h, ['chat']))).status).toBe(403);
   });

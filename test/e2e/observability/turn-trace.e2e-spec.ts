@@ -75,12 +75,15 @@ describe('a turn with a tool call, traced over OTLP/HTTP', () => {
     expect(tool.attributes).toMatchObject({ 'gen_ai.tool.name': 'current_time', 'nestclaw.tool.outcome': 'ok' });
   });
 
-  it('traces the SQL statements of the turn through the pg instrumentation', () => {
+  it('traces the SQL statements of the turn, one span each, without transaction control', () => {
     const ids = new Set(spans.map((s) => s.spanId));
     const sql = spans.filter((s) => s.name.startsWith('pg.query'));
     expect(sql.length).toBeGreaterThan(0);
     for (const s of sql) expect(ids.has(s.parentSpanId!)).toBe(true);
     expect(sql.filter((s) => /^pg\.query:(BEGIN|COMMIT)/.test(s.name))).toEqual([]);
+    // The turn's own statements are there, parameterised (no message content, checked below).
+    expect(sql.some((s) => s.name === 'pg.query:INSERT' && s.attributes['db.system.name'] === 'postgresql')).toBe(true);
+    expect(sql.every((s) => typeof s.attributes['db.query.text'] === 'string')).toBe(true);
   });
 
   it('records no message content by default', () => {

@@ -1,11 +1,12 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { DatabaseService } from '@nestclaw/db';
-import { observeMigrations, observePool, recordApprovalDecided, recordApprovalRequested } from '@nestclaw/observability';
+import { DatabaseService, observeStatements } from '@nestclaw/db';
+import { observeMigrations, observePool, recordApprovalDecided, recordApprovalRequested, statementTracer } from '@nestclaw/observability';
 import { ApprovalService } from '@nestclaw/tool';
 
 /**
  * Connects state owned elsewhere to the metrics, from the composition root so those libs stay
- * unaware: the pg pool and migrations (read at scrape time) and the approval events.
+ * unaware: the pg pool and migrations (read at scrape time), the approval events, and one span per
+ * SQL statement when tracing is on.
  */
 @Injectable()
 export class TelemetryWiring implements OnModuleInit {
@@ -15,6 +16,7 @@ export class TelemetryWiring implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
+    observeStatements(statementTracer());
     const pool = this.db.pool;
     observePool(() => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }));
     const migrations = this.db.migrations;

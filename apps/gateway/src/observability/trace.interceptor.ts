@@ -4,6 +4,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Observable } from 'rxjs';
 import { SPAN, TRACE_ID_HEADER, tracer, withLogContext } from '@nestclaw/observability';
 
+const UNTRACED_ROUTES = new Set(['/metrics', '/health', '/health/live', '/health/ready']);
+
 /**
  * Opens the transport span of an HTTP request (the root of a turn's trace), returns its trace id in
  * `x-trace-id`, and runs the handler inside it with the request id in the log context. Without
@@ -16,6 +18,8 @@ export class TraceInterceptor implements NestInterceptor {
     const req = ctx.switchToHttp().getRequest<FastifyRequest>();
     const reply = ctx.switchToHttp().getResponse<FastifyReply>();
     const route = req.routeOptions?.url ?? 'unknown';
+    // Scrapes and probes arrive every few seconds and carry no turn: a trace each would be noise and cost.
+    if (UNTRACED_ROUTES.has(route)) return next.handle();
     const span = tracer().startSpan(`${SPAN.httpRequest} ${req.method} ${route}`, {
       kind: 1, // SERVER
       attributes: { 'http.request.method': req.method, 'http.route': route },

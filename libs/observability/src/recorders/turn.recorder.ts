@@ -8,10 +8,18 @@ import { label } from './label';
 const ACTIVE_WINDOW_MS = 5 * 60_000;
 /** sessionId → last turn start; only its size is exported (never the ids). */
 const recentSessions = new Map<string, number>();
+let lastSweep = 0;
 
 export function countActiveSessions(now = Date.now()): number {
+  lastSweep = now;
   for (const [id, at] of recentSessions) if (now - at > ACTIVE_WINDOW_MS) recentSessions.delete(id);
   return recentSessions.size;
+}
+
+/** Notes a session's turn; sweeps old ones at most once a minute, so the map stays bounded even when nobody scrapes. */
+function sessionActive(sessionId: string, now = Date.now()): void {
+  recentSessions.set(sessionId, now);
+  if (now - lastSweep > 60_000) countActiveSessions(now);
 }
 
 export interface TurnInfo {
@@ -50,7 +58,7 @@ export class TurnRecording {
     const agent = label(this.info.agent);
     const channel = label(this.info.channel);
     const started = performance.now();
-    recentSessions.set(this.info.sessionId, Date.now());
+    sessionActive(this.info.sessionId);
     m?.turnQueueWait.labels(agent).observe((started - this.queuedAt) / 1000);
     m?.turnsInFlight.labels(agent).inc();
     const span = tracer().startSpan(

@@ -1,8 +1,13 @@
 import { Context, context, Span, SpanStatusCode, trace, Tracer } from '@opentelemetry/api';
 
-/** nestclaw's tracer; a no-op until the SDK is started (tracing.setup.ts), so spans cost nothing when off. */
+/**
+ * nestclaw's tracer; a no-op until the SDK is started (tracing.setup.ts), so spans cost nothing when
+ * off. Kept once: the API's proxy tracer delegates to the SDK's when it registers, and looking the
+ * tracer up per span would rebuild its cache key every time.
+ */
+let cached: Tracer | undefined;
 export function tracer(): Tracer {
-  return trace.getTracer('nestclaw');
+  return (cached ??= trace.getTracer('nestclaw'));
 }
 
 /** The trace id of the active span, or undefined when tracing is off. */

@@ -1,5 +1,4 @@
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -17,28 +16,43 @@ export function tracingEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
 }
 
 /**
+ * Larger and less frequent batches than the SDK's defaults (512 spans every 5 s, queue 2048): a
+ * turn makes ~15 spans, so at a few dozen turns/s the defaults drop spans and send many small
+ * requests. OTEL_BSP_* variables still win.
+ */
+const BATCH_DEFAULTS = { maxExportBatchSize: 2048, maxQueueSize: 16_384, scheduledDelayMillis: 5000 };
+
+/**
  * Starts the OpenTelemetry SDK: OTLP/HTTP trace export configured by the standard variables
  * (OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT, _HEADERS, OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES,
- * OTEL_TRACES_SAMPLER…) and pg instrumentation for the SQL statements. Must run before `pg` is
- * loaded (main.ts imports it first). Off, and nothing loaded into the tracer, unless an endpoint is set.
+ * OTEL_TRACES_SAMPLER…, OTEL_BSP_*). Off, and nothing loaded into the tracer, unless an endpoint is set.
+ * No auto-instrumentation: nestclaw opens its own spans (transport, turn, model, tool) and one span
+ * per SQL statement through libs/db's statement observer (traceStatement), which costs a fraction
+ * of instrumentation-pg's patching. OTLP metrics and logs stay off unless OTEL_METRICS_EXPORTER /
+ * OTEL_LOGS_EXPORTER ask for them: metrics are Prometheus's job here, logs pino's.
  */
 export function startTracing(env: NodeJS.ProcessEnv = process.env, version = '0.0.0'): TracingHandle | undefined {
   if (!tracingEnabled(env)) return undefined;
-  // The SDK's standard switch for instrumentations: `OTEL_NODE_DISABLED_INSTRUMENTATIONS=pg` keeps SQL out of traces.
-  const disabled = (env.OTEL_NODE_DISABLED_INSTRUMENTATIONS ?? '').split(',').map((s) => s.trim());
-  const instrumentations = disabled.includes('pg')
-    ? []
-    : [new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false, ignoreConnectSpans: true })];
+  const batch = Object.fromEntries(
+    Object.entries(BATCH_DEFAULTS).filter(([key]) => env[BATCH_ENV[key as keyof typeof BATCH_DEFAULTS]] === undefined),
+  );
   const sdk = new NodeSDK({
     resource: resourceFromAttributes({
       'service.name': env.OTEL_SERVICE_NAME ?? 'nestclaw',
       'service.version': version,
     }),
     sampler: new SqlNoiseSampler(samplerFromEnv(env)),
-    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())],
-    // Only statements inside a turn or request: pool housekeeping would be noise.
-    instrumentations,
+    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter(), batch)],
+    instrumentations: [],
+    ...(env.OTEL_METRICS_EXPORTER ? {} : { metricReaders: [] }),
+    ...(env.OTEL_LOGS_EXPORTER ? {} : { logRecordProcessors: [] }),
   });
   sdk.start();
   return { shutdown: () => sdk.shutdown() };
 }
+
+const BATCH_ENV = {
+  maxExportBatchSize: 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE',
+  maxQueueSize: 'OTEL_BSP_MAX_QUEUE_SIZE',
+  scheduledDelayMillis: 'OTEL_BSP_SCHEDULE_DELAY',
+} as const;
