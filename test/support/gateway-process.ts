@@ -2,6 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '@nestclaw/common';
+import { seedEmbeddedHome } from './test-database';
 
 export interface GatewayProcess {
   url: string;
@@ -13,10 +14,15 @@ export interface GatewayProcess {
   stop(): Promise<void>;
 }
 
-/** Runs the built gateway (`dist/apps/gateway/main.js`, made by `npm run build`) as its own process. */
-export async function spawnGateway(env: NodeJS.ProcessEnv, timeoutMs = 30_000): Promise<GatewayProcess> {
+/**
+ * Runs the built gateway (`dist/apps/gateway/main.js`, made by `npm run build`) as its own process.
+ * On the embedded database a fresh home gets a copy of the run's migrated data directory first, so
+ * a test's start is a reopen, not initdb (embedded-database.e2e-spec.ts tests the first start).
+ */
+export async function spawnGateway(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<GatewayProcess> {
   const main = join(packageRoot(), 'dist', 'apps', 'gateway', 'main.js');
   if (!existsSync(main)) throw new Error(`${main} is missing: run \`npm run build\` first (npm test does it)`);
+  if (env.NESTCLAW_HOME && !env.DATABASE_URL) seedEmbeddedHome(env.NESTCLAW_HOME);
   const child = spawn(process.execPath, [main, '--port', '0'], {
     env: { ...env, NESTCLAW_READY_LINE: '1', NESTCLAW_LOG__LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -26,7 +32,11 @@ export async function spawnGateway(env: NodeJS.ProcessEnv, timeoutMs = 30_000): 
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gateway not ready after ${timeoutMs} ms:\n${out}`)), timeoutMs);
+    // A gateway that missed the deadline is killed: left running, it would race the test's next start on the same home.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`gateway not ready after ${timeoutMs} ms:\n${out}`));
+    }, timeoutMs);
     const onData = () => {
       const m = /NESTCLAW_READY (\S+)/.exec(out);
       if (m) {
