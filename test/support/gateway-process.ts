@@ -1,7 +1,8 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '@nestclaw/common';
+import { seedEmbeddedHome } from './test-database';
 
 export interface GatewayProcess {
   url: string;
@@ -13,11 +14,22 @@ export interface GatewayProcess {
   stop(): Promise<void>;
 }
 
-/** Runs the built gateway (`dist/apps/gateway/main.js`, made by `npm run build`) as its own process. */
-export async function spawnGateway(env: NodeJS.ProcessEnv, timeoutMs = 30_000): Promise<GatewayProcess> {
+const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => spawnSync(p, ['--version'], { stdio: 'ignore' }).status === 0);
+
+/**
+ * Runs the built gateway (`dist/apps/gateway/main.js`, made by `npm run build`) as its own process.
+ * On the embedded database a fresh home gets a copy of the run's migrated data directory first, so
+ * a test's start is a reopen, not initdb (embedded-database.e2e-spec.ts tests the first start). The
+ * deadline (50 s) ends before jest's default 60 s hook timeout, so a late gateway is killed, not left behind.
+ */
+export async function spawnGateway(env: NodeJS.ProcessEnv, timeoutMs = 50_000): Promise<GatewayProcess> {
   const main = join(packageRoot(), 'dist', 'apps', 'gateway', 'main.js');
   if (!existsSync(main)) throw new Error(`${main} is missing: run \`npm run build\` first (npm test does it)`);
-  const child = spawn(process.execPath, [main, '--port', '0'], {
+  if (env.NESTCLAW_HOME && !env.DATABASE_URL) seedEmbeddedHome(env.NESTCLAW_HOME);
+  // setpriv (which execs, so the pid stays the gateway's) kills the gateway if this jest worker dies
+  // first: a worker force-exited after a hook timeout used to leave gateways and their databases running.
+  const [command, ...args] = [...(SETPRIV ? [SETPRIV, '--pdeathsig', 'KILL', '--'] : []), process.execPath, main, '--port', '0'];
+  const child = spawn(command, args, {
     env: { ...env, NESTCLAW_READY_LINE: '1', NESTCLAW_LOG__LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -26,7 +38,11 @@ export async function spawnGateway(env: NodeJS.ProcessEnv, timeoutMs = 30_000): 
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gateway not ready after ${timeoutMs} ms:\n${out}`)), timeoutMs);
+    // A gateway that missed the deadline is killed: left running, it would race the test's next start on the same home.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`gateway not ready after ${timeoutMs} ms:\n${out}`));
+    }, timeoutMs);
     const onData = () => {
       const m = /NESTCLAW_READY (\S+)/.exec(out);
       if (m) {

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTestDatabase, TestDatabase } from '../../support/test-database';
+import { createTestDatabase, seedEmbeddedHome, TestDatabase } from '../../support/test-database';
 
 /** `nestclaw cron` from the built CLI against the test database (`npm test` builds first). */
 const ROOT = join(__dirname, '..', '..', '..');
@@ -34,6 +34,8 @@ describe('nestclaw cron', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     home = mkdtempSync(join(tmpdir(), 'nestclaw-cron-cli-'));
+    // Embedded run: a copy of the migrated template, so the first command does not pay initdb.
+    seedEmbeddedHome(home);
     env = { PATH: process.env.PATH, NESTCLAW_HOME: home, ...(db.url ? { DATABASE_URL: db.url } : {}) };
   });
   afterAll(async () => {

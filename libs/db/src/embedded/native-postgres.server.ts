@@ -8,8 +8,9 @@ import { packageRoot } from '@nestclaw/common';
 import type { RunningServer } from './embedded-server';
 
 /**
- * Settings for a small, single-user server: ~45 MB for the whole server at rest
- * (docs/adr/0006-embedded-postgres.md). Durability stays as PostgreSQL's (fsync on);
+ * Settings for a small, single-user server: ~21 MB of distinct memory for the server and three
+ * backends (70 MB summed RSS, which counts the shared binary and buffers once per process;
+ * docs/adr/0006-embedded-postgres.md). Durability stays as PostgreSQL's (fsync on);
  * `synchronous_commit` comes from config through the connection, as on any server.
  */
 const SERVER_SETTINGS: Record<string, string> = {
@@ -17,6 +18,8 @@ const SERVER_SETTINGS: Record<string, string> = {
   // TCP only: no socket file in /tmp or /var/run, which may not be writable.
   unix_socket_directories: '',
   shared_buffers: '16MB',
+  // No attempt at a huge-page mapping (its failure path, and 2 MB granules for 16 MB, buy nothing here).
+  huge_pages: 'off',
   max_connections: '20',
   // One process per backend and no background I/O workers, parallel workers or replication launcher.
   io_method: 'sync',
