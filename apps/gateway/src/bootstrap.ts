@@ -3,6 +3,7 @@ import { LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Server } from 'node:http';
+import { preloadTokenizer } from '@nestclaw/common';
 import { loadConfig, defaultConfigPath, ConfigService, logLevelsFor, writeGatewayInfo } from '@nestclaw/config';
 import { telemetry } from '@nestclaw/observability';
 import { GatewayModule } from './gateway.module';
@@ -44,6 +45,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   });
   telemetry.preinitialize(Object.keys(config.agents), Object.keys(config.models));
 
+  preloadTokenizer();
   const adapter = new FastifyAdapter({ bodyLimit: config.server.body_limit, trustProxy: false, ...fastifyErrorOptions() });
   const logger = gatewayLogger(config, env, logLevels);
   const app = await NestFactory.create<NestFastifyApplication>(

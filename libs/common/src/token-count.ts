@@ -10,6 +10,16 @@ function countO200k(text: string): number {
 }
 
 /**
+ * Loads the tokenizer now. The gateway calls it at start-up, before any request or query is in
+ * flight: loaded lazily by a turn, the parse blocked the event loop mid-turn (0.35 s idle, several
+ * seconds on a loaded machine), long enough for in-flight queries to hit their client-side timeout
+ * and the database to be reported down.
+ */
+export function preloadTokenizer(): void {
+  countO200k(' ');
+}
+
+/**
  * Token counts for budgets (prompt layers, compaction, estimates before a call). A real BPE
  * tokenizer (o200k, the GPT-4o family): characters ÷ 4 undercounts Chinese by 2–3×, which is
  * exactly where budgets must not be wrong. Other vendors' tokenizers differ by a few percent;
