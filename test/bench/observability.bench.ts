@@ -171,6 +171,19 @@ async function load(url: URL & { mode?: string }, total: number, options: { fres
 const seriesOf = (text: string, ours: boolean) =>
   text.split('\n').filter((l) => l && !l.startsWith('#') && (!ours || l.startsWith('nestclaw_') || l.startsWith('gen_ai_'))).length;
 
+/** Series in `after` that `before` lacks (names and labels, without values): a new outcome or error code, never a session. */
+const newSeries = (before: string, after: string) => {
+  const keys = (text: string) =>
+    new Set(
+      text
+        .split('\n')
+        .filter((l) => l && !l.startsWith('#'))
+        .map((l) => l.slice(0, l.lastIndexOf(' '))),
+    );
+  const old = keys(before);
+  return [...keys(after)].filter((k) => !old.has(k));
+};
+
 /** utime + stime of a process from /proc (ms): what a scrape costs the gateway, whatever else the machine runs. */
 function cpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
@@ -278,6 +291,7 @@ async function main(): Promise<void> {
     `  median ${quantile(scrapes, 0.5).toFixed(2)} ms, p95 ${quantile(scrapes, 0.95).toFixed(2)} ms wall (goal ≤ 10 ms); gateway CPU ${cpuPerScrape.toFixed(2)} ms per scrape`,
     `series during ${SESSIONS} turns in ${SESSIONS} new sessions (${(SESSIONS / sessionsSec).toFixed(0)} turns/s):`,
     `  nestclaw/gen_ai series before ${seriesOf(before, true)}, after ${seriesOf(after, true)}; all series before ${seriesOf(before, false)}, after ${seriesOf(after, false)}`,
+    `  series that appeared: ${newSeries(before, after).join(', ') || 'none'}`,
   ];
   process.stdout.write(`${scrapeLines.join('\n')}\n`);
 }
