@@ -10,6 +10,7 @@
 const { ESLint } = require('eslint');
 const fs = require('node:fs');
 const path = require('node:path');
+const { checkInjections } = require('./check-injections');
 
 const ROOT = path.resolve(__dirname, '..');
 const CASES = [
@@ -175,7 +176,8 @@ async function main() {
   if (failed) process.stderr.write(`check-boundaries: ${failed} case(s) not enforced as expected; see eslint.config.mjs\n`);
   const sqlFailed = checkSql();
   if (sqlFailed) process.stderr.write(`check-boundaries: SQL outside repositories (or the SQL check itself failed its cases)\n`);
-  if (failed || sqlFailed) process.exit(1);
+  const injectionsFailed = checkInjections();
+  if (failed || sqlFailed || injectionsFailed) process.exit(1);
 }
 
 main().catch((e) => {

@@ -24,6 +24,8 @@ import { TurnLoop } from './turn/turn.loop';
 import { TurnRunner } from './turn/turn.runner';
 import { InterruptedTurnRepository } from './turn/interrupted-turn.repository';
 import { InterruptedTurns } from './turn/interrupted-turns';
+import { ResumedTurns } from './turn/resumed-turns';
+import { TurnOpener } from './turn/turn.opener';
 import { TurnStartBuilder } from './turn/turn-start.builder';
 import { CronService } from './scheduler/cron.service';
 import { CronTool } from './scheduler/cron.tool';
@@ -42,6 +44,8 @@ import { JobOutputRepository } from './scheduler/job-output.repository';
     AgentService,
     AgentDirectory,
     TurnRunner,
+    TurnOpener,
+    ResumedTurns,
     InterruptedTurns,
     InterruptedTurnRepository,
     TurnStartBuilder,

@@ -9,6 +9,7 @@ import { APPROVAL_DECIDER, ApprovalDecider } from './channel.port';
 import { ChannelRegistry } from './channel.registry';
 import { ApprovalCommands } from './commands/approval-commands';
 import { ChatCommands } from './commands/chat-commands';
+import { SessionCommands } from './commands/session-commands';
 import { ConversationLogRepository } from './conversation-log/conversation-log.repository';
 import { CronCommands } from './commands/cron-commands';
 import { MemoryCommands } from './commands/memory-commands';
@@ -42,6 +43,7 @@ export class ChannelModule {
         MessageRouter,
         InboundRepository,
         ChatCommands,
+        SessionCommands,
         ApprovalCommands,
         MemoryCommands,
         CronCommands,

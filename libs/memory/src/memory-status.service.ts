@@ -1,9 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { observeMemoryIndex } from '@nestclaw/observability';
-import { MemoryEmbedder } from './embedding/memory-embedder';
-import { describeVersion } from './index/index-version';
-import { LanceIndex } from './index/lance.index';
-import { ReindexProgress, ReindexService } from './index/reindex.service';
+import { IndexState, IndexStateReader } from './index/index-state';
 import { IndexQueueRepository, ParkedEntry } from './queue/index-queue.repository';
 import { IndexWorker } from './queue/index.worker';
 import { TurnMemoryService } from './recall/turn-memory.service';
@@ -11,14 +8,14 @@ import { MemoryRepository } from './store/memory.repository';
 
 export interface MemoryStatus {
   /** "hybrid" with an embedding model, else "keyword-only". */
-  mode: 'hybrid' | 'keyword-only';
+  mode: IndexState['mode'];
   memories: number;
   chunks: number;
   indexedChunks: number;
   queue: { pending: number; parked: number; oldestPendingMs: number | null };
-  index: { ready: boolean; version: string | null; expected: string; current: boolean; builtAt: string | null };
-  embedding: { model: string | null; lastError: { at: string; message: string } | null };
-  reindex: ReindexProgress;
+  index: IndexState['index'];
+  embedding: IndexState['embedding'];
+  reindex: IndexState['reindex'];
   lastFallback: { at: string; reason: string } | null;
   workerError: { at: string; message: string } | null;
   parked: ParkedEntry[];
@@ -30,47 +27,32 @@ export class MemoryStatusService {
   constructor(
     private readonly memories: MemoryRepository,
     private readonly queue: IndexQueueRepository,
-    private readonly index: LanceIndex,
-    private readonly reindex: ReindexService,
-    private readonly embedder: MemoryEmbedder,
+    private readonly indexState: IndexStateReader,
     private readonly turns: TurnMemoryService,
     private readonly worker: IndexWorker,
   ) {
     observeMemoryIndex(async () => {
       const q = await this.queue.stats();
-      return { pending: q.pending, oldestPendingSeconds: (q.oldestPendingMs ?? 0) / 1000, keywordOnly: this.keywordOnly() };
+      return { pending: q.pending, oldestPendingSeconds: (q.oldestPendingMs ?? 0) / 1000, keywordOnly: this.indexState.keywordOnly() };
     });
   }
 
-  private keywordOnly(): boolean {
-    return !(this.embedder.active() && this.index.version?.dims);
-  }
-
   async status(): Promise<MemoryStatus> {
-    const [counts, queue, parked, indexed] = await Promise.all([
+    const [counts, queue, parked, state] = await Promise.all([
       this.memories.counts(),
       this.queue.stats(),
       this.queue.parked(),
-      this.index.rowCount().catch(() => 0),
+      this.indexState.read(),
     ]);
-    const active = this.embedder.active();
-    const expected = this.reindex.expected();
-    const v = this.index.version;
     return {
-      mode: this.keywordOnly() ? 'keyword-only' : 'hybrid',
+      mode: state.mode,
       memories: counts.memories,
       chunks: counts.chunks,
-      indexedChunks: indexed,
+      indexedChunks: state.indexedChunks,
       queue,
-      index: {
-        ready: this.index.ready,
-        version: v ? describeVersion(v) : null,
-        expected: describeVersion(expected),
-        current: this.index.matches(expected),
-        builtAt: v?.builtAt ?? null,
-      },
-      embedding: { model: active?.key ?? null, lastError: this.embedder.lastError ?? null },
-      reindex: this.reindex.progress,
+      index: state.index,
+      embedding: state.embedding,
+      reindex: state.reindex,
       lastFallback: this.turns.lastFallback ?? null,
       workerError: this.worker.lastError ?? null,
       parked,

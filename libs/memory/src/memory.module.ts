@@ -14,6 +14,8 @@ import { MemoryStoreService } from './memory-store.service';
 import { MemoryStore, TurnMemory } from './memory.port';
 import { IndexQueueRepository } from './queue/index-queue.repository';
 import { IndexWorker } from './queue/index.worker';
+import { IndexEntryApplier } from './queue/index-entry.applier';
+import { IndexStateReader } from './index/index-state';
 import { RecallService } from './recall/recall.service';
 import { TurnMemoryService } from './recall/turn-memory.service';
 import { WorkspaceFilesSource } from './sources/workspace-files.source';
@@ -59,10 +61,12 @@ const providers = [
   IndexRowBuilder,
   ReindexService,
   IndexWorker,
+  IndexEntryApplier,
   RecallService,
   MemoryService,
   TurnMemoryService,
   MemoryStatusService,
+  IndexStateReader,
   WorkspaceFilesSource,
   MemoryStoreService,
   { provide: MemoryStore, useExisting: MemoryStoreService },

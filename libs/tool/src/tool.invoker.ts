@@ -1,17 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import type { AgentConfig } from '@nestclaw/config';
-import { ConfigService } from '@nestclaw/config';
 import { recordToolRefusal, startToolRun } from '@nestclaw/observability';
-import { approvalRequired } from './approval/approval-rules';
-import { ApprovalService } from './approval/approval.service';
 import { AuditRepository } from './audit/audit.repository';
 import { ExecutorSelector } from './executor/executor.selector';
 import { HostFileExecutor } from './executor/host-file.executor';
-import { configBlock, configRedact } from './hooks/config-rules.hook';
 import { HookRegistry } from './hooks/hook.registry';
 import { capOutput, ToolRegistry } from './tool.registry';
 import { PrecheckResult, Tool, ToolContext, ToolError, ToolResult } from './tool.port';
 import { toolInputProblem } from './tool-input.validation';
+import { ToolCallRules } from './tool-call.rules';
 import { WorkspaceLocator } from './workspace/workspace.locator';
 
 /** A validated call, ready to run once approved (or right away when no approval is needed). */
@@ -60,8 +57,7 @@ export class ToolInvoker {
     private readonly workspaces: WorkspaceLocator,
     private readonly hooks: HookRegistry,
     private readonly audit: AuditRepository,
-    private readonly approvals: ApprovalService,
-    private readonly config: ConfigService,
+    private readonly rules: ToolCallRules,
   ) {}
 
   async prepare(name: string, rawArguments: string, ctx: ToolContext, agent: AgentConfig): Promise<Preparation> {
@@ -76,8 +72,7 @@ export class ToolInvoker {
     // Before anything about the call is stored (audit, approval rows): NUL, encoding, size.
     const problem = toolInputProblem(rawArguments, args);
     if (problem) return this.refused(name, '(not stored: invalid)', ctx, `invalid input: ${problem}`);
-    const t = this.config.get().tools;
-    const blocked = configBlock(t.hooks, name, args);
+    const blocked = this.rules.blocked(name, args);
     if (blocked) return this.refused(name, args, ctx, blocked);
     const pre = await this.hooks.preToolUse({ ctx, tool: name, input: args });
     if (pre.block) return this.refused(name, args, ctx, pre.block);
@@ -102,13 +97,8 @@ export class ToolInvoker {
     // A note (e.g. a program without a spec) needs a human decision (or one remembered for this exact call) and shows in the prompt.
     const note = checked?.approvalNote;
     if (note) input = { ...(input as object), approval_note: note };
-    const needsApproval = note ? !(await this.approvals.isRemembered(name, matchKey)) : await this.needsApproval(name, input, matchKey);
+    const needsApproval = await this.rules.needsApproval(name, input, matchKey, !!note);
     return { kind: 'ready', call: { tool, input, needsApproval, matchKey } };
-  }
-
-  private async needsApproval(name: string, input: unknown, matchKey: string): Promise<boolean> {
-    if (!approvalRequired(this.config.get().tools.approval, name, input)) return false;
-    return !(await this.approvals.isRemembered(name, matchKey));
   }
 
   /** Runs an allowed call. */
@@ -125,8 +115,7 @@ export class ToolInvoker {
     } catch (e) {
       result = { output: `error: ${(e as Error).message}`, isError: true };
     }
-    const t = this.config.get().tools;
-    let output = configRedact(t.hooks, call.tool.name, result.output);
+    let output = this.rules.redact(call.tool.name, result.output);
     output = await this.hooks.postToolUse({ ctx, tool: call.tool.name, input: call.input, output, isError: result.isError });
     result = { output: capOutput(output), isError: result.isError };
     telemetry.end(result);

@@ -7,12 +7,14 @@ import { AuditRepository } from './audit/audit.repository';
 import { ExecutorSelector } from './executor/executor.selector';
 import { HookRegistry } from './hooks/hook.registry';
 import { ToolInvoker } from './tool.invoker';
+import { ToolCallRules } from './tool-call.rules';
 import { ToolRegistry } from './tool.registry';
 import { WorkspaceLocator } from './workspace/workspace.locator';
 
 const providers = [
   ToolRegistry,
   ToolInvoker,
+  ToolCallRules,
   ExecutorSelector,
   WorkspaceLocator,
   HookRegistry,

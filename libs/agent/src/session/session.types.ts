@@ -35,14 +35,6 @@ export interface OpenTurn {
   principalId?: string;
   /** The inbound message this turn answers (unique: one user row per message). */
   inboundKey?: string;
-  /** The model the first attempt will most likely use: its `llm_calls` row is written with the turn. */
-  plannedCall?: PlannedCall;
-}
-
-/** Provider and model of an attempt about to start (a `started` ledger row written ahead of it). */
-export interface PlannedCall {
-  provider: string;
-  model: string;
 }
 
 /** A turn already stored for an inbound message (a retry after a crash finds it). */
@@ -65,10 +57,6 @@ export interface TurnProgress {
   calls: LlmCallRecord[];
   /** Present when the turn ends: the user message leaves `pending` and the reply is logged. */
   close?: { status: 'ok' | 'interrupted' | 'error'; reply: string; channel: string; endpointId?: string };
-  /** A `started` row written ahead that no attempt used: deleted. */
-  unusedCallId?: string;
-  /** Write a `started` row for the model call that follows (returned as the result). */
-  plannedCall?: PlannedCall;
 }
 
 export interface SessionSummary {

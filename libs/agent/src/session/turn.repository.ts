@@ -15,10 +15,7 @@ const COMPLETE_CALLS_SQL = `
                  status, error_code, ledger_id)
          WHERE l.id = x.ledger_id`;
 
-/**
- * The general form: completes rows written at start, adds replays (no request, no row yet), deletes a
- * row written ahead that no attempt used ($29) and writes one ahead for the next call ($30, $31).
- */
+/** The general form: completes rows written at start and adds replays (no request, no row yet). */
 const RECORD_CALLS_SQL = `
       ), x AS (
         SELECT * FROM unnest($13::text[], $14::text[], $15::int[], $16::bool[], $17::int[], $18::int[], $19::int[],
@@ -35,12 +32,7 @@ const RECORD_CALLS_SQL = `
         UPDATE llm_calls l SET provider = x.provider, model = x.model, attempt = x.attempt, is_fallback = x.is_fallback,
                input_tokens = x.input_tokens, output_tokens = x.output_tokens, cached_input_tokens = x.cached_input_tokens,
                cost_usd = x.cost_usd, latency_ms = x.latency_ms, status = x.status, error_code = x.error_code
-          FROM x WHERE l.id = x.ledger_id
-      ), cd AS (
-        DELETE FROM llm_calls WHERE $29::bigint IS NOT NULL AND id = $29 AND status = 'started'
-      ), cn AS (
-        INSERT INTO llm_calls (session_id, turn_id, provider, model, latency_ms, status)
-        SELECT $1, $2, $30, $31, 0, 'started' FROM s WHERE $30::text IS NOT NULL RETURNING id`;
+          FROM x WHERE l.id = x.ledger_id`;
 
 /**
  * A turn's rows: the user message, transcript and `llm_calls` ledger. The turn path is two statements (open, close) so a turn costs two
@@ -54,7 +46,7 @@ export class TurnRepository {
    * Commits the user message (status `pending` until the turn closes), logs it, creates the session
    * when allowed, and returns the history before this message. Null when the session does not exist.
    */
-  async openTurn(t: OpenTurn): Promise<{ history: StoredMessage[]; agentId: string; created: boolean; callId?: string } | null> {
+  async openTurn(t: OpenTurn): Promise<{ history: StoredMessage[]; agentId: string; created: boolean } | null> {
     const sql = `
       WITH s AS (
         ${
@@ -70,9 +62,6 @@ export class TurnRepository {
       ), m AS (
         INSERT INTO messages (session_id, seq, turn_id, role, content, status, inbound_key)
         SELECT $1, s.last_seq, $2, 'user', $4, 'pending', $9 FROM s
-      ), c AS (
-        INSERT INTO llm_calls (session_id, turn_id, provider, model, latency_ms, status)
-        SELECT $1, $2, $10, $11, 0, 'started' FROM s WHERE $10::text IS NOT NULL RETURNING id
       ), k AS (
         INSERT INTO checkpoints (session_id, kind) SELECT $1, 'session_start' FROM s WHERE s.created
       ), l AS (
@@ -80,7 +69,6 @@ export class TurnRepository {
         SELECT 'in', $5, $6, $1, $4 FROM s
       )
       SELECT (SELECT agent_id FROM s) AS agent_id, coalesce((SELECT created FROM s), false) AS created,
-             (SELECT id::text FROM c) AS call_id,
              (SELECT coalesce(json_agg(h ORDER BY h.seq), '[]'::json) FROM (
                 SELECT seq, turn_id AS "turnId", role, content, tool_calls AS "toolCalls", tool_call_id AS "toolCallId",
                        tool_name AS "toolName", status, created_at AS "createdAt"
@@ -89,7 +77,6 @@ export class TurnRepository {
     const { rows } = await this.db.query<{
       agent_id: string | null;
       created: boolean;
-      call_id: string | null;
       history: StoredMessage[];
     }>(
       sql,
@@ -103,24 +90,22 @@ export class TurnRepository {
         t.historyLimit,
         t.principalId ?? null,
         t.inboundKey ?? null,
-        t.plannedCall?.provider ?? null,
-        t.plannedCall?.model ?? null,
       ],
       { name: t.create ? 'nestclaw_open_turn_create' : 'nestclaw_open_turn' },
     );
     const row = rows[0];
     if (!row?.agent_id) return null;
-    return { history: row.history, agentId: row.agent_id, created: row.created, callId: row.call_id ?? undefined };
+    return { history: row.history, agentId: row.agent_id, created: row.created };
   }
 
   /** Appends transcript rows and call records for a turn, and closes it when `close` is set. */
-  async recordProgress(p: TurnProgress): Promise<string | undefined> {
+  async recordProgress(p: TurnProgress): Promise<void> {
     const msgs = p.messages;
     const calls = p.calls;
     const sum = (f: (c: LlmCallRecord) => number) => calls.reduce((a, c) => a + f(c), 0);
-    // The usual case (every attempt's row written when it started, nothing to add or delete) has its
-    // own, smaller statement: this runs once per turn on the hot path.
-    const onlyUpdates = calls.every((c) => c.ledgerId) && !p.unusedCallId && !p.plannedCall;
+    // The usual case (every attempt's row written when it started, nothing to add) has its own,
+    // smaller statement: this runs once per turn on the hot path.
+    const onlyUpdates = calls.every((c) => c.ledgerId);
     const ledger = onlyUpdates ? COMPLETE_CALLS_SQL : RECORD_CALLS_SQL;
     const sql = `
       WITH s AS (
@@ -140,7 +125,7 @@ ${ledger}
         INSERT INTO conversation_log (direction, channel, endpoint_id, session_id, content)
         SELECT 'out', $25, $26, $1, $27 WHERE $24::text IS NOT NULL
       )
-      SELECT base${onlyUpdates ? '' : ', (SELECT id::text FROM cn) AS call_id'} FROM s`;
+      SELECT base FROM s`;
     const values = [
       p.sessionId,
       p.turnId,
@@ -170,17 +155,11 @@ ${ledger}
       p.close?.endpointId ?? null,
       p.close?.reply ?? null,
       calls.map((c) => c.ledgerId ?? null),
-      p.unusedCallId ?? null,
-      p.plannedCall?.provider ?? null,
-      p.plannedCall?.model ?? null,
     ];
-    const { rows } = await this.db.query<{ call_id?: string | null }>(sql, onlyUpdates ? values.slice(0, 28) : values, {
-      name: onlyUpdates ? 'nestclaw_complete_turn' : 'nestclaw_record_progress',
-    });
-    return rows[0]?.call_id ?? undefined;
+    await this.db.query(sql, values, { name: onlyUpdates ? 'nestclaw_complete_turn' : 'nestclaw_record_progress' });
   }
 
-  /** Writes the `started` ledger row of an attempt nobody wrote ahead (retries, fallbacks, resumed turns). */
+  /** Writes the `started` ledger row of an attempt, as the last step before its request leaves. */
   async startCall(sessionId: string, turnId: string, a: AttemptStart): Promise<string> {
     const { rows } = await this.db.query<{ id: string }>(
       `INSERT INTO llm_calls (session_id, turn_id, provider, model, attempt, is_fallback, latency_ms, status)
@@ -189,17 +168,6 @@ ${ledger}
       { name: 'nestclaw_start_call' },
     );
     return rows[0].id;
-  }
-
-  /** The row written ahead guessed another model or attempt (a breaker was open): corrected before the request leaves. */
-  async correctStartedCall(id: string, a: AttemptStart): Promise<void> {
-    await this.db.query(`UPDATE llm_calls SET provider = $2, model = $3, attempt = $4, is_fallback = $5 WHERE id = $1`, [
-      id,
-      a.provider,
-      a.model,
-      a.attempt,
-      a.isFallback,
-    ]);
   }
 
   /** The turn stored for an inbound message, with its final answer when it has one. */

@@ -1,14 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { AgentService } from '@nestclaw/agent';
 import { ConfigService } from '@nestclaw/config';
 import type { ChannelAdapter, InboundMessage } from '../channel.port';
 import { ConversationLogService } from '../conversation-log/conversation-log.service';
-import { InboundRepository } from '../inbound/inbound.repository';
 import type { Routed } from '../routing/message-router';
-import { RunningTurns } from '../turn/running-turns';
 import { ApprovalCommands } from './approval-commands';
 import { CronCommands } from './cron-commands';
 import { MemoryCommands } from './memory-commands';
+import { SessionCommands } from './session-commands';
 
 export const COMMANDS = ['new', 'stop', 'status', 'whoami', 'help', 'approve', 'deny', 'compact', 'remember', 'forget', 'cron'] as const;
 export type CommandName = (typeof COMMANDS)[number];
@@ -48,32 +46,27 @@ const HELP = (p: string) =>
 export class ChatCommands {
   constructor(
     private readonly config: ConfigService,
-    private readonly inbound: InboundRepository,
     private readonly log: ConversationLogService,
-    private readonly running: RunningTurns,
-    private readonly agent: AgentService,
+    private readonly sessions: SessionCommands,
     private readonly approvals: ApprovalCommands,
     private readonly memory: MemoryCommands,
     private readonly cron: CronCommands,
   ) {}
 
   async run(m: InboundMessage, routed: Routed, cmd: ParsedCommand): Promise<string> {
-    const sessionId = await this.inbound.currentSession(routed.sessionKey);
+    const sessionId = await this.sessions.current(routed);
     await this.log.append({ direction: 'in', channel: m.channel, endpointId: m.sender.id, sessionId, content: m.text });
     switch (cmd.name) {
       case 'help':
         return HELP(this.config.get().channels.command_prefix);
       case 'whoami':
         return `${m.channel} user id ${m.sender.id}${m.sender.username ? ` (@${m.sender.username})` : ''}\nchat ${m.chat.id} (${m.chat.type})\nagent ${routed.agentId}, session ${sessionId}`;
-      case 'new': {
-        await this.agent.endSession(sessionId, routed.agentId);
-        const next = await this.inbound.startNewSession(routed.sessionKey);
-        return `Started a fresh conversation (session ${next}).`;
-      }
+      case 'new':
+        return this.sessions.startNew(routed, sessionId);
       case 'stop':
-        return this.running.cancel(routed.sessionKey) ? 'Stopping the current answer.' : 'Nothing is running.';
+        return this.sessions.stop(routed);
       case 'status':
-        return this.status(routed.agentId, sessionId, this.running.isRunning(routed.sessionKey));
+        return this.sessions.status(routed, sessionId);
       case 'approve':
       case 'deny':
         return this.approvals.decide(m, cmd.args[0], cmd.name);
@@ -82,30 +75,13 @@ export class ChatCommands {
         return this.memory.run(m, routed.agentId, cmd.name, cmd.args, this.config.get().channels.command_prefix);
       case 'cron':
         return this.cron.run(m, routed, this.config.get().channels.command_prefix);
-      case 'compact': {
-        const r = await this.agent.compact(sessionId).catch((e: Error) => e);
-        if (r instanceof Error) return `Could not compact: ${r.message}`;
-        if (!r.summarisedMessages && !r.mergedSummaries) return 'Nothing to compact yet.';
-        return `Compacted: ${r.summarisedMessages} older message(s) summarised${r.mergedSummaries ? `, ${r.mergedSummaries} summaries merged` : ''}.`;
-      }
+      case 'compact':
+        return this.sessions.compact(sessionId);
     }
   }
 
   /** A button press (approval cards are the only buttons we send). */
   press(adapter: ChannelAdapter, m: InboundMessage): Promise<void> {
     return this.approvals.callback(adapter, m);
-  }
-
-  private async status(agentId: string, sessionId: string, running: boolean): Promise<string> {
-    const cfg = this.config.get();
-    const model = cfg.agents[agentId]?.model ?? cfg.providers.primary ?? Object.keys(cfg.models)[0] ?? '(none)';
-    const s = await this.inbound.sessionUsage(sessionId);
-    return [
-      `model: ${model}`,
-      `agent: ${agentId}`,
-      `session: ${sessionId}${running ? ' (answering now)' : ''}`,
-      s ? `tokens: ${s.inputTokens} in / ${s.outputTokens} out` : 'tokens: 0 (no messages yet)',
-      s ? `cost: $${s.costUsd.toFixed(4)}` : 'cost: $0',
-    ].join('\n');
   }
 }

@@ -1,12 +1,10 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { ConfigService } from '@nestclaw/config';
-import { MemoryEmbedder } from '../embedding/memory-embedder';
-import { IndexRowBuilder } from '../index/index-rows';
 import { LanceIndex } from '../index/lance.index';
 import { ReindexService } from '../index/reindex.service';
-import { MemoryRepository } from '../store/memory.repository';
-import { IndexQueueRepository, QueueEntry } from './index-queue.repository';
+import { IndexEntryApplier } from './index-entry.applier';
+import { IndexQueueRepository } from './index-queue.repository';
 
 const DRAIN = 'memory-index-drain';
 const OPTIMIZE = 'memory-index-optimize';
@@ -34,11 +32,9 @@ export class IndexWorker implements OnApplicationBootstrap, BeforeApplicationShu
   constructor(
     private readonly config: ConfigService,
     private readonly queue: IndexQueueRepository,
-    private readonly memories: MemoryRepository,
     private readonly index: LanceIndex,
-    private readonly rows: IndexRowBuilder,
     private readonly reindex: ReindexService,
-    private readonly embedder: MemoryEmbedder,
+    private readonly applier: IndexEntryApplier,
     private readonly scheduler: SchedulerRegistry,
   ) {}
 
@@ -101,7 +97,7 @@ export class IndexWorker implements OnApplicationBootstrap, BeforeApplicationShu
     while (!this.stopped && !this.reindex.isRunning) {
       const entries = await this.queue.claim(batch);
       if (entries.length === 0) break;
-      const failures = await this.applyIsolated(entries);
+      const failures = await this.applier.applyIsolated(entries);
       const failed = new Set(failures.flatMap((f) => f.ids));
       await this.queue.complete(entries.filter((e) => !failed.has(e.id)).map((e) => e.id));
       for (const f of failures) {
@@ -115,29 +111,6 @@ export class IndexWorker implements OnApplicationBootstrap, BeforeApplicationShu
       if (entries.length < batch) break;
     }
     return total;
-  }
-
-  /** The batch at once; if that fails, entry by entry so one bad memory cannot block the rest. */
-  private async applyIsolated(entries: QueueEntry[]): Promise<{ ids: string[]; error: string }[]> {
-    try {
-      const vectorError = await this.apply(entries);
-      return vectorError ? [{ ids: entries.map((e) => e.id), error: vectorError }] : [];
-    } catch (e) {
-      if (entries.length === 1) return [{ ids: [entries[0].id], error: (e as Error).message }];
-      const out: { ids: string[]; error: string }[] = [];
-      for (const entry of entries) out.push(...(await this.applyIsolated([entry])));
-      return out;
-    }
-  }
-
-  /** Returns an error when the rows went in without vectors (kept for keyword search, retried for vectors). */
-  private async apply(entries: QueueEntry[]): Promise<string | undefined> {
-    const memoryIds = [...new Set(entries.map((e) => e.memoryId))];
-    const chunks = await this.memories.chunksOf(memoryIds);
-    const active = this.index.version?.dims ? this.embedder.active() : undefined;
-    const built = await this.rows.build(chunks, active);
-    await this.index.apply(memoryIds, built.rows);
-    return built.vectorError;
   }
 
   private async idleOptimize(): Promise<void> {

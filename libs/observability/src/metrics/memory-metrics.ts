@@ -1,10 +1,13 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { LABEL as L, METRIC as M } from '../telemetry.names';
+import { BackgroundReading } from './background-reading';
 
 /** Recall is meant to take milliseconds: buckets from 1 ms to the default recall budget and past it. */
 const RECALL_SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.5];
 const MODES = ['keyword', 'vector', 'hybrid'];
 const PURPOSES = ['query', 'index'];
+/** How stale the index gauges may be before a scrape starts a new read. */
+const INDEX_MAX_AGE_MS = 1000;
 
 export interface MemoryIndexState {
   /** index_queue entries waiting (not parked). */
@@ -15,7 +18,7 @@ export interface MemoryIndexState {
   keywordOnly: boolean;
 }
 
-/** Read at scrape time from libs/memory (one small query on index_queue). */
+/** Read from libs/memory (one small query on index_queue), in the background: a scrape never waits on it. */
 export interface MemorySources {
   memoryIndex?: () => Promise<MemoryIndexState>;
 }
@@ -31,6 +34,8 @@ export class MemoryMetrics {
   readonly embeddingCalls: Counter<string>;
   readonly embeddingErrors: Counter<string>;
   readonly embeddingCacheHits: Counter<string>;
+  /** The index gauges' source: the last value read, at most ~1 s old while scrapes keep coming. */
+  readonly indexReading: BackgroundReading<MemoryIndexState>;
 
   constructor(registry: Registry, sources: MemorySources) {
     this.r = [registry];
@@ -61,16 +66,14 @@ export class MemoryMetrics {
       labelNames: [L.purpose],
       registers: r,
     });
-    let last: Promise<MemoryIndexState | undefined> | undefined;
-    // The three gauges share one read per scrape.
-    const state = () =>
-      (last ??= (sources.memoryIndex?.() ?? Promise.resolve(undefined)).finally(() => setTimeout(() => (last = undefined), 100).unref()));
+    // The three gauges share one reading; /metrics must answer even while the database is slow or down.
+    const index = (this.indexReading = new BackgroundReading(() => sources.memoryIndex?.(), INDEX_MAX_AGE_MS, 'memory index gauges'));
     new Gauge({
       name: M.memoryIndexQueueDepth,
       help: 'index_queue entries waiting for the index worker',
       registers: r,
-      async collect() {
-        const s = await state().catch(() => undefined);
+      collect() {
+        const s = index.current();
         if (s) this.set(s.pending);
       },
     });
@@ -78,8 +81,8 @@ export class MemoryMetrics {
       name: M.memoryIndexQueueOldest,
       help: 'Age of the oldest waiting index_queue entry (0 when none)',
       registers: r,
-      async collect() {
-        const s = await state().catch(() => undefined);
+      collect() {
+        const s = index.current();
         if (s) this.set(s.oldestPendingSeconds);
       },
     });
@@ -87,8 +90,8 @@ export class MemoryMetrics {
       name: M.memoryKeywordOnly,
       help: '1 when memory recall runs keyword-only (no embedding model, or an index without vectors)',
       registers: r,
-      async collect() {
-        const s = await state().catch(() => undefined);
+      collect() {
+        const s = index.current();
         if (s) this.set(s.keywordOnly ? 1 : 0);
       },
     });

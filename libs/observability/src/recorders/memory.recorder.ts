@@ -23,7 +23,7 @@ export function recordEmbeddingCacheHits(purpose: EmbeddingPurpose, count: numbe
   if (count > 0) telemetry.metrics?.memory.embeddingCacheHits.labels(purpose).inc(count);
 }
 
-/** Queue depth, oldest pending age and the keyword-only flag, read when Prometheus scrapes. */
+/** Queue depth, oldest pending age and the keyword-only flag: read in the background, never while a scrape waits. */
 export function observeMemoryIndex(source: () => Promise<MemoryIndexState>): void {
   telemetry.sources.memoryIndex = source;
 }

@@ -1,0 +1,54 @@
+import { Injectable } from '@nestjs/common';
+import { AgentService } from '@nestclaw/agent';
+import { ConfigService } from '@nestclaw/config';
+import { InboundRepository } from '../inbound/inbound.repository';
+import type { Routed } from '../routing/message-router';
+import { RunningTurns } from '../turn/running-turns';
+
+/** The chat commands about the conversation itself: `/new`, `/stop`, `/status`, `/compact`. */
+@Injectable()
+export class SessionCommands {
+  constructor(
+    private readonly config: ConfigService,
+    private readonly inbound: InboundRepository,
+    private readonly running: RunningTurns,
+    private readonly agent: AgentService,
+  ) {}
+
+  /** The session a chat's messages go to now. */
+  current(routed: Routed): Promise<string> {
+    return this.inbound.currentSession(routed.sessionKey);
+  }
+
+  async startNew(routed: Routed, sessionId: string): Promise<string> {
+    await this.agent.endSession(sessionId, routed.agentId);
+    const next = await this.inbound.startNewSession(routed.sessionKey);
+    return `Started a fresh conversation (session ${next}).`;
+  }
+
+  stop(routed: Routed): string {
+    return this.running.cancel(routed.sessionKey) ? 'Stopping the current answer.' : 'Nothing is running.';
+  }
+
+  async compact(sessionId: string): Promise<string> {
+    const r = await this.agent.compact(sessionId).catch((e: Error) => e);
+    if (r instanceof Error) return `Could not compact: ${r.message}`;
+    if (!r.summarisedMessages && !r.mergedSummaries) return 'Nothing to compact yet.';
+    return `Compacted: ${r.summarisedMessages} older message(s) summarised${r.mergedSummaries ? `, ${r.mergedSummaries} summaries merged` : ''}.`;
+  }
+
+  async status(routed: Routed, sessionId: string): Promise<string> {
+    const { agentId } = routed;
+    const running = this.running.isRunning(routed.sessionKey);
+    const cfg = this.config.get();
+    const model = cfg.agents[agentId]?.model ?? cfg.providers.primary ?? Object.keys(cfg.models)[0] ?? '(none)';
+    const s = await this.inbound.sessionUsage(sessionId);
+    return [
+      `model: ${model}`,
+      `agent: ${agentId}`,
+      `session: ${sessionId}${running ? ' (answering now)' : ''}`,
+      s ? `tokens: ${s.inputTokens} in / ${s.outputTokens} out` : 'tokens: 0 (no messages yet)',
+      s ? `cost: $${s.costUsd.toFixed(4)}` : 'cost: $0',
+    ].join('\n');
+  }
+}

@@ -1,0 +1,49 @@
+import { Injectable } from '@nestjs/common';
+import { MemoryEmbedder } from '../embedding/memory-embedder';
+import { describeVersion } from './index-version';
+import { LanceIndex } from './lance.index';
+import { ReindexProgress, ReindexService } from './reindex.service';
+
+/** The derived index as an operator sees it: search mode, version against the expected one, rebuild progress. */
+export interface IndexState {
+  /** "hybrid" with an embedding model, else "keyword-only". */
+  mode: 'hybrid' | 'keyword-only';
+  indexedChunks: number;
+  index: { ready: boolean; version: string | null; expected: string; current: boolean; builtAt: string | null };
+  embedding: { model: string | null; lastError: { at: string; message: string } | null };
+  reindex: ReindexProgress;
+}
+
+/** Reads the state of the derived index and of the embedding model that feeds it. */
+@Injectable()
+export class IndexStateReader {
+  constructor(
+    private readonly index: LanceIndex,
+    private readonly reindex: ReindexService,
+    private readonly embedder: MemoryEmbedder,
+  ) {}
+
+  keywordOnly(): boolean {
+    return !(this.embedder.active() && this.index.version?.dims);
+  }
+
+  async read(): Promise<IndexState> {
+    const indexed = await this.index.rowCount().catch(() => 0);
+    const active = this.embedder.active();
+    const expected = this.reindex.expected();
+    const v = this.index.version;
+    return {
+      mode: this.keywordOnly() ? 'keyword-only' : 'hybrid',
+      indexedChunks: indexed,
+      index: {
+        ready: this.index.ready,
+        version: v ? describeVersion(v) : null,
+        expected: describeVersion(expected),
+        current: this.index.matches(expected),
+        builtAt: v?.builtAt ?? null,
+      },
+      embedding: { model: active?.key ?? null, lastError: this.embedder.lastError ?? null },
+      reindex: this.reindex.progress,
+    };
+  }
+}
