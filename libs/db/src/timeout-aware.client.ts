@@ -24,6 +24,10 @@ export class TimeoutAwareClient extends Client {
   constructor(config: TimeoutAwareClientConfig = {}) {
     super(config);
     this.reachability = config.reachability;
+    // pg's pool listens for errors only while a client is idle. A checked-out client that reads a
+    // late answer after its query timed out (a partition healing) emits 'error'; unheard, that
+    // would end the process. Its queries have already failed and the pool drops it on release.
+    this.on('error', (err: Error) => this.reachability?.failed(err));
   }
 
   override query(...args: unknown[]): never {
