@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startHarness, Harness } from '../../support/gateway-harness';
-import { indexed, memoryPrompt, pairedToken, waitFor } from './memory-spec.support';
+import { indexed, memoryPrompt, pairedToken, searchable, waitFor } from './memory-spec.support';
 
 /** Acceptance of issue 11 on the real Postgres: what is stored is recalled in later turns of the same person only. */
 describe('memory recall in turns', () => {
@@ -80,7 +80,8 @@ describe('memory recall in turns', () => {
   it('recalls a finished turn in another session, but not in the session whose history already holds it', async () => {
     const first = await h.api('/v1/chat', { json: { message: 'My cat is called Mochi and she is 3 years old' } });
     const { sessionId } = (await first.json()) as { sessionId: string };
-    await indexed(h);
+    // The finished turn is stored after the reply is sent: wait for it to be searchable, not just for an empty queue.
+    await searchable(h, 'Mochi', 'called Mochi and she is 3');
     expect(await chat('what is my cat called?')).toContain('called Mochi and she is 3');
     await h.api('/v1/chat', { json: { message: 'what is my cat called?', sessionId } });
     expect(memoryPrompt(h.llm) ?? '').not.toContain('called Mochi and she is 3');
