@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { DatabaseService } from '@nestclaw/db';
+import { ScheduledJobRepository } from './scheduled-job.repository';
 import type { DeliveryTarget } from './job-output.port';
 
 /** The system job whose runs are an agent's heartbeats: a stable id per agent, so every process finds the same one. */
@@ -16,7 +17,10 @@ export function heartbeatJobId(agentId: string): string {
  */
 @Injectable()
 export class HeartbeatRepository {
-  constructor(private readonly db: DatabaseService) {}
+  constructor(
+    private readonly db: DatabaseService,
+    private readonly jobs: ScheduledJobRepository,
+  ) {}
 
   /** Creates or refreshes the agent's heartbeat job (its chat may have changed in config). */
   async ensureJob(agentId: string, deliverTo: DeliveryTarget | undefined): Promise<string> {
@@ -57,21 +61,7 @@ export class HeartbeatRepository {
     output: { text: string; leaseUntil: Date } | undefined,
     at: Date,
   ): Promise<void> {
-    await this.db.query(
-      `UPDATE job_runs SET status = $2, finished_at = $3, turn_id = $4, error = $5, input_tokens = $6, output_tokens = $7, cost_usd = $8,
-         output = $9, delivery_due_at = $10, delivery_attempts = CASE WHEN $10::timestamptz IS NULL THEN 0 ELSE 1 END WHERE id = $1`,
-      [
-        runId,
-        r.status,
-        at,
-        r.turnId ?? null,
-        r.error ?? null,
-        r.tokens.input,
-        r.tokens.output,
-        r.costUsd.toFixed(8),
-        output?.text ?? null,
-        output?.leaseUntil ?? null,
-      ],
-    );
+    const usage = { inputTokens: r.tokens.input, outputTokens: r.tokens.output, costUsd: r.costUsd };
+    await this.jobs.finishRun(runId, { ...r, usage, output: output?.text, deliveryLeaseUntil: output?.leaseUntil }, at);
   }
 }

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { ChannelConfig, ConfigService } from '@nestclaw/config';
+import { ConfigService } from '@nestclaw/config';
 import { ChannelAccessService, RateLimiter, SensitiveConfigService } from '@nestclaw/security';
 import type { InboundMessage } from '../channel.port';
+import { channelConfig } from '../channel-config';
 import { ConversationLogService } from '../conversation-log/conversation-log.service';
 
 export type Access =
@@ -48,7 +49,7 @@ export class AccessPolicy {
   }
 
   private content(m: InboundMessage): Access | undefined {
-    const cfg = (this.config.get().channels as unknown as Record<string, ChannelConfig>)[m.channel];
+    const cfg = channelConfig(this.config.get(), m.channel);
     const tooBig = m.media.find((x) => (x.sizeBytes ?? 0) > cfg.max_file_bytes);
     if (!tooBig && (m.text.trim() || !m.media.length)) return undefined;
     const mb = (n: number) => `${Math.round(n / 1024 / 1024)} MB`;

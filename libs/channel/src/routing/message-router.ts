@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ChannelConfig, ConfigService } from '@nestclaw/config';
 import type { InboundMessage } from '../channel.port';
 import { resolveAgent } from './bindings';
+import { channelConfig } from '../channel-config';
 import { buildSessionKey } from './session-key';
 
 export interface Routed {
@@ -37,7 +38,7 @@ export class MessageRouter {
   }
 
   channelConfig(channel: string): ChannelConfig {
-    return (this.config.get().channels as unknown as Record<string, ChannelConfig>)[channel];
+    return channelConfig(this.config.get(), channel);
   }
 
   commandPrefix(): string {

@@ -1,12 +1,13 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { isNestclawError } from '@nestclaw/common';
 import { AgentService, TurnResult } from '@nestclaw/agent';
-import { ChannelConfig, ConfigService } from '@nestclaw/config';
+import { ConfigService } from '@nestclaw/config';
 import type { ChannelAdapter, InboundMessage } from '../channel.port';
 import { ApprovalCommands } from '../commands/approval-commands';
 import { ReplyDelivery } from '../delivery/reply-delivery.service';
 import { InboundRepository } from '../inbound/inbound.repository';
 import type { Routed } from '../routing/message-router';
+import { channelConfig } from '../channel-config';
 import { RunningTurns } from './running-turns';
 
 /** What the delivery stage sends, or `requeue`: the gateway is stopping and the next start answers it. */
@@ -40,8 +41,8 @@ export class ChannelTurnRunner {
   }
 
   async run(adapter: ChannelAdapter, inboundId: string, m: InboundMessage, routed: Routed, recovered: boolean): Promise<TurnOutcome> {
-    const { channels } = this.config.get();
-    const cfg = (channels as unknown as Record<string, ChannelConfig>)[m.channel];
+    const config = this.config.get();
+    const cfg = channelConfig(config, m.channel);
     const sessionId = await this.inbound.currentSession(routed.sessionKey);
     const controller = this.running.start(routed.sessionKey);
     const preview = await this.delivery.preview(adapter, m, inboundId, cfg.stream_edit_interval, recovered);
@@ -58,7 +59,7 @@ export class ChannelTurnRunner {
           createSession: true,
           inboundKey: `${m.channel}:${inboundId}`,
           recovered,
-          interruptedTurns: channels.recovery.interrupted_turns,
+          interruptedTurns: config.channels.recovery.interrupted_turns,
         },
         {
           signal: controller.signal,
