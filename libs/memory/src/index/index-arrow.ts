@@ -13,7 +13,53 @@ import {
   Utf8,
   vectorFromArray,
 } from 'apache-arrow';
-import type { IndexRow } from './lance.index';
+
+export interface IndexRow {
+  chunkId: string;
+  memoryId: string;
+  scope: string;
+  agentId: string;
+  /** Output of the shared tokenizer, space-separated. */
+  terms: string;
+  text: string;
+  source: string;
+  sourceKey: string | null;
+  /** Milliseconds since the epoch. */
+  createdAt: number;
+  superseded: boolean;
+  vector?: ArrayLike<number> | null;
+}
+
+/** A chunk as recall shows it, read from the index (no Postgres round trip). */
+export interface IndexedChunk {
+  chunkId: string;
+  memoryId: string;
+  text: string;
+  source: string;
+  sourceKey: string | null;
+  createdAt: number;
+  superseded: boolean;
+}
+
+export interface ResultRow {
+  chunk_id: bigint;
+  memory_id: string;
+  text: string;
+  source: string;
+  source_key: string | null;
+  created_at: bigint;
+  superseded: boolean;
+}
+
+export const toChunk = (r: ResultRow): IndexedChunk => ({
+  chunkId: String(r.chunk_id),
+  memoryId: r.memory_id,
+  text: r.text,
+  source: r.source,
+  sourceKey: r.source_key,
+  createdAt: Number(r.created_at),
+  superseded: r.superseded,
+});
 
 /**
  * The LanceDB row layout. Besides what search needs (scope, agent, terms, vector) each row carries

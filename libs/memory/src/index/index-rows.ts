@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ActiveEmbedder, MemoryEmbedder } from '../embedding/memory-embedder';
 import type { IndexableChunk } from '../store/memory.types';
 import { indexTerms } from '../text/tokenizer';
-import type { IndexRow } from './lance.index';
+import type { IndexRow } from './index-arrow';
 
 export interface BuiltRows {
   rows: IndexRow[];

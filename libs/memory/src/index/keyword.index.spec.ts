@@ -43,4 +43,20 @@ describe('in-memory BM25 keyword index', () => {
     expect(ids(idx.search('owner', 'default', queryTerms('wifi password'), 5))).toEqual(['3']);
     expect(idx.size).toBe(1);
   });
+
+  it('answers the same after removed documents are compacted away', () => {
+    const idx = new KeywordIndex();
+    // Two chunks per memory, so compaction must keep each memory's chunk chain.
+    for (let i = 0; i < 12_000; i++) {
+      idx.add(doc(String(2 * i), `note ${i} about deploy`, 'owner', `m${i}`));
+      idx.add(doc(String(2 * i + 1), `note ${i} about budget`, i % 2 ? 'owner' : 'token:bob', `m${i}`));
+    }
+    for (let i = 0; i < 11_000; i++) idx.removeMemory(`m${i}`);
+    expect(idx.size).toBe(2_000);
+    expect(ids(idx.search('owner', 'default', queryTerms('note 11001 deploy'), 1))).toEqual(['22002']);
+    expect(ids(idx.search('owner', 'default', queryTerms('note 5 deploy'), 5))).not.toContain('10');
+    idx.removeMemory('m11001');
+    expect(ids(idx.search('owner', 'default', queryTerms('11001'), 5))).toEqual([]);
+    expect(ids(idx.search('token:bob', 'default', queryTerms('budget 11002'), 1))).toEqual(['22005']);
+  });
 });

@@ -6,11 +6,19 @@
  * rebuilt with it, so it holds nothing that is not on disk. It keeps ids and term postings only
  * (no text): hits are read back from the LanceDB table.
  *
- * Per-document data sits in parallel packed arrays and scoring accumulates into a reused
- * Float64Array, so a query touching tens of thousands of postings allocates nothing per posting.
+ * Compact because it lives in the V8 heap: per-document data sits in growable typed arrays, each
+ * posting is one small integer (document ordinal × 256 + term frequency), a memory's chunks are
+ * chained through an Int32Array, and scoring accumulates into a reused Float64Array, so a query
+ * touching tens of thousands of postings allocates nothing per posting.
  */
 const K1 = 1.2;
 const B = 0.75;
+/** Term frequencies above this count as this (BM25 saturates long before). */
+const MAX_TF = 255;
+const TF_BITS = 8;
+/** A removed document's owner. */
+const REMOVED = -1;
+const NONE = -1;
 
 export interface KeywordDoc {
   chunkId: string;
@@ -25,20 +33,27 @@ export interface KeywordHit {
   memoryId: string;
 }
 
-interface Postings {
-  docs: number[];
-  tfs: number[];
+function grown<T extends Float64Array | Int32Array>(arr: T, need: number, make: (n: number) => T): T {
+  if (need <= arr.length) return arr;
+  const next = make(Math.max(need, arr.length * 2));
+  next.set(arr);
+  return next;
 }
 
 export class KeywordIndex {
-  private chunkIds: number[] = [];
+  /** Documents ever added; ordinals index the per-document arrays. */
+  private count = 0;
+  private chunkIds = new Float64Array(1024);
+  /** scope + agent, interned; REMOVED once the document is removed. */
+  private owners = new Int32Array(1024);
+  private lengths = new Int32Array(1024);
+  /** The previous chunk of the same memory, NONE at the first. */
+  private previousOfMemory = new Int32Array(1024);
   private memoryIds: string[] = [];
-  /** scope + agent, interned; -1 once the doc is removed. */
-  private owners: number[] = [];
-  private lengths: number[] = [];
-  private postings = new Map<string, Postings>();
+  /** Memory id → its last added document. */
+  private lastOfMemory = new Map<string, number>();
+  private postings = new Map<string, number[]>();
   private ownerIds = new Map<string, number>();
-  private byMemory = new Map<string, number[]>();
   private liveCount = 0;
   private totalLength = 0;
   private dead = 0;
@@ -50,7 +65,7 @@ export class KeywordIndex {
 
   /** Whether the index holds rows of this memory (a new memory needs no delete before its add). */
   has(memoryId: string): boolean {
-    return this.byMemory.has(memoryId);
+    return this.lastOfMemory.has(memoryId);
   }
 
   private ownerId(scope: string, agentId: string, create: boolean): number | undefined {
@@ -62,37 +77,40 @@ export class KeywordIndex {
 
   add(d: KeywordDoc): void {
     const terms = d.terms ? d.terms.split(' ') : [];
-    const ord = this.chunkIds.length;
-    this.chunkIds.push(Number(d.chunkId));
+    const ord = this.count++;
+    this.chunkIds = grown(this.chunkIds, this.count, (n) => new Float64Array(n));
+    this.owners = grown(this.owners, this.count, (n) => new Int32Array(n));
+    this.lengths = grown(this.lengths, this.count, (n) => new Int32Array(n));
+    this.previousOfMemory = grown(this.previousOfMemory, this.count, (n) => new Int32Array(n));
+    this.chunkIds[ord] = Number(d.chunkId);
+    this.owners[ord] = this.ownerId(d.scope, d.agentId, true)!;
+    this.lengths[ord] = terms.length;
     this.memoryIds.push(d.memoryId);
-    this.owners.push(this.ownerId(d.scope, d.agentId, true)!);
-    this.lengths.push(terms.length);
+    this.previousOfMemory[ord] = this.lastOfMemory.get(d.memoryId) ?? NONE;
+    this.lastOfMemory.set(d.memoryId, ord);
     const tf = new Map<string, number>();
     for (const t of terms) tf.set(t, (tf.get(t) ?? 0) + 1);
     for (const [t, n] of tf) {
-      let p = this.postings.get(t);
-      if (!p) this.postings.set(t, (p = { docs: [], tfs: [] }));
-      p.docs.push(ord);
-      p.tfs.push(n);
+      const posting = ord * (1 << TF_BITS) + Math.min(n, MAX_TF);
+      const p = this.postings.get(t);
+      if (p) p.push(posting);
+      else this.postings.set(t, [posting]);
     }
-    const list = this.byMemory.get(d.memoryId);
-    if (list) list.push(ord);
-    else this.byMemory.set(d.memoryId, [ord]);
     this.liveCount++;
     this.totalLength += terms.length;
   }
 
   removeMemory(memoryId: string): void {
-    for (const ord of this.byMemory.get(memoryId) ?? []) {
-      if (this.owners[ord] < 0) continue;
-      this.owners[ord] = -1;
+    for (let ord = this.lastOfMemory.get(memoryId) ?? NONE; ord !== NONE; ord = this.previousOfMemory[ord]) {
+      if (this.owners[ord] === REMOVED) continue;
+      this.owners[ord] = REMOVED;
       this.liveCount--;
       this.totalLength -= this.lengths[ord];
       this.dead++;
     }
-    this.byMemory.delete(memoryId);
-    // Dead docs still sit in posting lists; rebuild once they are a large share.
-    if (this.dead > 10_000 && this.dead > this.liveCount) this.compact();
+    this.lastOfMemory.delete(memoryId);
+    // Dead docs still sit in posting lists (and count in document frequencies); rebuild once they are a fair share.
+    if (this.dead > Math.max(1_000, this.liveCount / 4)) this.compact();
   }
 
   /** Top `limit` chunks of this person and agent, best first (the scope filter runs inside the scoring loop). */
@@ -101,7 +119,7 @@ export class KeywordIndex {
     if (owner === undefined || this.liveCount === 0) return [];
     const n = this.liveCount;
     const avg = this.totalLength / n || 1;
-    if (this.scores.length < this.chunkIds.length) this.scores = new Float64Array(Math.max(1024, this.chunkIds.length * 1.5));
+    if (this.scores.length < this.count) this.scores = new Float64Array(Math.max(1024, this.count * 1.5));
     const scores = this.scores;
     const touched: number[] = [];
     const owners = this.owners;
@@ -109,13 +127,13 @@ export class KeywordIndex {
     for (const t of new Set(terms)) {
       const p = this.postings.get(t);
       if (!p) continue;
-      const df = p.docs.length;
+      // Postings of removed documents are still counted until the next compaction: never above n, so idf stays positive.
+      const df = Math.min(p.length, n);
       const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-      const { docs, tfs } = p;
-      for (let i = 0; i < df; i++) {
-        const ord = docs[i];
+      for (let i = 0; i < p.length; i++) {
+        const ord = p[i] >>> TF_BITS;
         if (owners[ord] !== owner) continue;
-        const tf = tfs[i];
+        const tf = p[i] & MAX_TF;
         const s = (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * lengths[ord]) / avg));
         if (scores[ord] === 0) touched.push(ord);
         scores[ord] += s;
@@ -140,36 +158,34 @@ export class KeywordIndex {
     return top.map((ord) => ({ chunkId: String(this.chunkIds[ord]), memoryId: this.memoryIds[ord] }));
   }
 
+  /** Drops the removed documents: live ones are renumbered in order and their postings remapped. */
   private compact(): void {
-    const live = new Map<number, string[]>();
-    for (const [t, p] of this.postings)
-      p.docs.forEach((ord, i) => {
-        if (this.owners[ord] < 0) return;
-        let list = live.get(ord);
-        if (!list) live.set(ord, (list = []));
-        for (let k = 0; k < p.tfs[i]; k++) list.push(t);
-      });
-    const ownerOf = new Map([...this.ownerIds.entries()].map(([k, v]) => [v, k.split('\u0000')]));
-    const old = { chunkIds: this.chunkIds, memoryIds: this.memoryIds, owners: this.owners };
-    this.chunkIds = [];
-    this.memoryIds = [];
-    this.owners = [];
-    this.lengths = [];
-    this.postings = new Map();
-    this.byMemory = new Map();
-    this.liveCount = 0;
-    this.totalLength = 0;
+    const renumbered = new Int32Array(this.count).fill(NONE);
+    let next = 0;
+    for (let ord = 0; ord < this.count; ord++) {
+      if (this.owners[ord] === REMOVED) continue;
+      const to = next++;
+      renumbered[ord] = to;
+      this.chunkIds[to] = this.chunkIds[ord];
+      this.owners[to] = this.owners[ord];
+      this.lengths[to] = this.lengths[ord];
+      this.memoryIds[to] = this.memoryIds[ord];
+      // A memory's chunks are removed together, so an earlier chunk of a live one is live too.
+      const previous = this.previousOfMemory[ord];
+      this.previousOfMemory[to] = previous === NONE ? NONE : renumbered[previous];
+    }
+    this.count = next;
+    this.memoryIds.length = next;
+    for (const [memoryId, last] of this.lastOfMemory) this.lastOfMemory.set(memoryId, renumbered[last]);
+    for (const [term, p] of this.postings) {
+      let kept = 0;
+      for (const posting of p) {
+        const to = renumbered[posting >>> TF_BITS];
+        if (to !== NONE) p[kept++] = to * (1 << TF_BITS) + (posting & MAX_TF);
+      }
+      if (kept === 0) this.postings.delete(term);
+      else p.length = kept;
+    }
     this.dead = 0;
-    old.owners.forEach((owner, ord) => {
-      if (owner < 0) return;
-      const [scope, agentId] = ownerOf.get(owner)!;
-      this.add({
-        chunkId: String(old.chunkIds[ord]),
-        memoryId: old.memoryIds[ord],
-        scope,
-        agentId,
-        terms: (live.get(ord) ?? []).join(' '),
-      });
-    });
   }
 }

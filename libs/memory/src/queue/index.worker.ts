@@ -25,6 +25,8 @@ export class IndexWorker implements OnApplicationBootstrap, BeforeApplicationShu
   private again = false;
   private stopped = false;
   private lastIdleOptimize = 0;
+  private lastPassAt = 0;
+  private kickTimer: NodeJS.Timeout | undefined;
   private optimizing: Promise<void> | undefined;
   /** When each drained entry was created, for the index-lag figure. */
   lastError: { at: string; message: string } | undefined;
@@ -43,7 +45,8 @@ export class IndexWorker implements OnApplicationBootstrap, BeforeApplicationShu
     if (!enabled || !worker.enabled) return;
     this.scheduler.addInterval(
       DRAIN,
-      setInterval(() => this.tick(), worker.interval),
+      // A pass begun by a kick less than half an interval ago already took what was due.
+      setInterval(() => Date.now() - this.lastPassAt >= worker.interval / 2 && this.tick(), worker.interval),
     );
     this.scheduler.addInterval(
       OPTIMIZE,
@@ -58,13 +61,23 @@ export class IndexWorker implements OnApplicationBootstrap, BeforeApplicationShu
   async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
     for (const name of [DRAIN, OPTIMIZE]) if (this.scheduler.doesExist('interval', name)) this.scheduler.deleteInterval(name);
+    clearTimeout(this.kickTimer);
     const settled = Promise.allSettled([this.draining, this.optimizing, this.reindex.wait()]);
     await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, SHUTDOWN_WAIT_MS).unref())]);
   }
 
-  /** Wakes the worker now (after a local write) instead of at the next poll. */
+  /**
+   * Wakes the worker after a local write instead of at the next poll: at once when it has been
+   * quiet, else when one `worker.interval` has passed since the last pass. Under load (a transcript
+   * memory per turn) writes then reach LanceDB in batches, each of which is a new table version.
+   */
   kick(): void {
-    setImmediate(() => this.tick());
+    if (this.kickTimer || this.stopped) return;
+    const wait = Math.max(0, this.lastPassAt + this.config.get().memory.worker.interval - Date.now());
+    this.kickTimer = setTimeout(() => {
+      this.kickTimer = undefined;
+      this.tick();
+    }, wait);
   }
 
   private tick(): void {
@@ -91,6 +104,7 @@ export class IndexWorker implements OnApplicationBootstrap, BeforeApplicationShu
 
   private async pass(): Promise<number> {
     if (!this.index.ready || this.reindex.isRunning) return 0;
+    this.lastPassAt = Date.now();
     const { batch, max_attempts, backoff_base, backoff_max } = this.config.get().memory.worker;
     const backoff = { maxAttempts: max_attempts, baseMs: backoff_base, maxMs: backoff_max };
     let total = 0;

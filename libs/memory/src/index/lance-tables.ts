@@ -1,0 +1,51 @@
+import { Index, Table } from '@lancedb/lancedb';
+import { KeywordIndex } from './keyword.index';
+
+/** Vector ANN index from this many rows on; below it a flat scan is fast and exact. */
+const VECTOR_INDEX_MIN_ROWS = 20_000;
+
+/** Bitmaps for the person/agent prefilter, a B-tree for lookups by chunk id. */
+export async function createScalarIndices(table: Table): Promise<void> {
+  await table.createIndex('scope', { config: Index.bitmap(), replace: true });
+  await table.createIndex('agent_id', { config: Index.bitmap(), replace: true });
+  await table.createIndex('chunk_id', { config: Index.btree(), replace: true });
+}
+
+/** Whether lookups by chunk id can go through the B-tree (a table built empty has none yet). */
+export async function hasChunkIdIndex(table: Table): Promise<boolean> {
+  return (await table.listIndices()).some((i) => i.columns.includes('chunk_id'));
+}
+
+export async function ensureVectorIndex(table: Table, dims: number | null | undefined): Promise<void> {
+  if (!dims) return;
+  const rows = await table.countRows();
+  if (rows < VECTOR_INDEX_MIN_ROWS) return;
+  const indices = await table.listIndices();
+  if (indices.some((i) => i.columns.includes('vector'))) return;
+  await table.createIndex('vector', {
+    config: Index.ivfFlat({
+      distanceType: 'cosine',
+      numPartitions: Math.max(16, Math.round(Math.sqrt(rows) / 2)),
+    }),
+  });
+}
+
+/** The keyword index is derived from the table's terms column: no re-tokenizing at start-up. */
+export async function loadKeywords(table: Table): Promise<KeywordIndex> {
+  const keywords = new KeywordIndex();
+  // Streamed batch by batch: the terms column of a large table is never held in JS at once.
+  for await (const batch of table.query().select(['chunk_id', 'memory_id', 'scope', 'agent_id', 'terms'])) {
+    const [chunkIds, memoryIds, scopes, agents, terms] = ['chunk_id', 'memory_id', 'scope', 'agent_id', 'terms'].map((c) =>
+      batch.getChild(c)!,
+    );
+    for (let i = 0; i < batch.numRows; i++)
+      keywords.add({
+        chunkId: String(chunkIds.get(i)),
+        memoryId: memoryIds.get(i) as string,
+        scope: scopes.get(i) as string,
+        agentId: agents.get(i) as string,
+        terms: terms.get(i) as string,
+      });
+  }
+  return keywords;
+}
