@@ -106,6 +106,8 @@ const TARGETS = {
   addedP50Ms: 3,
   addedP99Ms: 15,
   turnsPerSec: 300,
+  /** Issue 11: memory recall adds ≤ 3 ms p50 to a turn (keyword-only: the bench configures no embedding model). */
+  memoryAddsP50Ms: 3,
   streamFirstTokenOverheadMs: 2,
   startupMs: 2000,
   idleRssMb: 150,
@@ -341,6 +343,26 @@ async function main(): Promise<number> {
   log(
     `soak ${soak.turns}${soak.truncated ? ' (time limit)' : ''} turns at ${soak.turnsPerSec} turns/s: RSS ${firstCheckpoint?.rssMb} MB after ${firstCheckpoint?.turns}, ${soakEnd.rssMb} MB at the end`,
   );
+
+  // 8b. What memory adds to a turn, against a corpus that grew by a transcript every turn above:
+  // the same database behind a second gateway with memory off, requests alternating between the two.
+  const memoryOff = await startGatewayProcess({ ...pgEnv, NESTCLAW_MEMORY__ENABLED: 'false' }, 20_000);
+  cleanups.push(() => stopChild(memoryOff.child));
+  const offAgent = new Agent({ keepAlive: true, maxSockets: 8 });
+  cleanups.push(() => offAgent.destroy());
+  const memoryOffT = gatewayTarget(memoryOff.url, offAgent);
+  await sequentialPaired(gatewayT, memoryOffT, 20, false, 'mem-warmup');
+  const memoryStatus = (await (
+    await fetch(new URL('/v1/memory/status', gateway.url), { headers: { authorization: `Bearer ${TOKEN}` } })
+  ).json()) as { indexedChunks?: number; mode?: string };
+  const mem = await sequentialPaired(gatewayT, memoryOffT, COUNTS.sequential, false, 'mem');
+  const memoryAdds = summarize(mem.gateway.map((r, i) => r.totalMs - mem.direct[i].totalMs));
+  const memoryOnP50 = summarize(mem.gateway.map((r) => r.totalMs)).p50;
+  const memoryOffP50 = summarize(mem.direct.map((r) => r.totalMs)).p50;
+  log(
+    `memory on vs off (${memoryStatus.indexedChunks} chunks indexed, ${memoryStatus.mode}): p50 ${ms(memoryOnP50)} vs ${ms(memoryOffP50)}, paired difference p50 ${ms(memoryAdds.p50)}`,
+  );
+  await stopChild(memoryOff.child);
   await stopChild(gateway.child);
 
   // 9. Embedded database: first start (initdb) and second start, if there is time.
@@ -406,6 +428,13 @@ async function main(): Promise<number> {
       pass: ttftOverheadP50 <= TARGETS.streamFirstTokenOverheadMs,
     },
     {
+      name: `memory recall adds (p50, on − off, ${memoryStatus.indexedChunks} chunks)`,
+      measured: round(memoryAdds.p50, 3),
+      target: `≤ ${TARGETS.memoryAddsP50Ms}`,
+      unit: 'ms',
+      pass: memoryAdds.p50 <= TARGETS.memoryAddsP50Ms,
+    },
+    {
       name: 'start-up, restart (median)',
       measured: round(restartMedian, 1),
       target: `≤ ${TARGETS.startupMs}`,
@@ -452,6 +481,13 @@ async function main(): Promise<number> {
       fakeLlm: 'test/fixtures/fake-openai.server.ts in its own process, tokenDelayMs 0',
     },
     sequential: { gateway: seqG, direct: seqD, added, pairedDifference: seqPaired },
+    memory: {
+      indexedChunks: memoryStatus.indexedChunks,
+      mode: memoryStatus.mode,
+      onP50: memoryOnP50,
+      offP50: memoryOffP50,
+      pairedDifference: memoryAdds,
+    },
     concurrent: { gateway: concG, direct: concD, ratio: round(concG.turnsPerSec / concD.turnsPerSec, 3) },
     streaming: {
       firstToken: { gateway: ttftG, direct: ttftD, overheadP50: ttftOverheadP50, overheadP95: round(ttftG.p95 - ttftD.p95, 3) },

@@ -13,6 +13,7 @@ import { randomUUID, createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { writeHeapSnapshot } from 'node:v8';
 import { ConfigModule, ConfigService } from '@nestclaw/config';
 import { DatabaseService, DbModule } from '@nestclaw/db';
 import {
@@ -61,7 +62,11 @@ const pct = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
 };
 const ms = (x: number) => `${x.toFixed(2)} ms`;
-const mb = () => Math.round(process.memoryUsage().rss / 1024 / 1024);
+/** RSS after a full GC (the bench runs with --expose-gc): what is live, not how far V8 let garbage pile up under a 2 GB heap limit. */
+const mb = () => {
+  (globalThis as { gc?: () => void }).gc?.();
+  return Math.round(process.memoryUsage().rss / 1024 / 1024);
+};
 const load = () =>
   loadavg()
     .map((x) => x.toFixed(2))
@@ -253,6 +258,7 @@ async function main(): Promise<void> {
 
   // ---- bulk load to CHUNKS, rebuild, latency
   const rssBefore = mb();
+  const heapBefore = process.memoryUsage();
   const have = Number((await db.pool.query<{ n: string }>(`SELECT count(*) AS n FROM memory_chunks`)).rows[0].n);
   for (let start = have; start < CHUNKS; start += 5000) {
     const n = Math.min(5000, CHUNKS - start);
@@ -353,11 +359,15 @@ async function main(): Promise<void> {
   Object.assign(fusion, defaults);
   log(`hybrid MRR by fusion weights at ${CHUNKS} (keyword-only ${keywordMrr.toFixed(3)}): ${sweep.join('; ')} (last = default)`);
   await quality(`(with ${CHUNKS} distractor chunks in the same scope)`);
+  const rssAfter = mb();
   const mem = process.memoryUsage();
+  const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
   log(
-    `\nRSS: ${rssBefore} MB before loading, ${mb()} MB with ${CHUNKS} chunks indexed and queried (+${mb() - rssBefore} MB; target ≤ +150 MB); V8 heap used ${Math.round(mem.heapUsed / 2 ** 20)} MB, external ${Math.round(mem.external / 2 ** 20)} MB, MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? 'unset'}`,
+    `\nRSS: ${rssBefore} MB before loading, ${rssAfter} MB with ${CHUNKS} chunks indexed and queried (+${rssAfter - rssBefore} MB; target ≤ +150 MB), after a full GC each; of the increase: V8 heap +${mib(mem.heapUsed - heapBefore.heapUsed)} MB, external (ArrayBuffers, native handles) +${mib(mem.external - heapBefore.external)} MB, the rest native (LanceDB, allocator); MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? 'unset'}`,
   );
 
+  // For finding what holds the heap: MEMORY_BENCH_HEAP_SNAPSHOT=<file>.
+  if (process.env.MEMORY_BENCH_HEAP_SNAPSHOT) writeHeapSnapshot(process.env.MEMORY_BENCH_HEAP_SNAPSHOT);
   await app.close();
   rmSync(home, { recursive: true, force: true });
   await scratch?.drop();

@@ -3,6 +3,7 @@ import { ConfigService } from '@nestclaw/config';
 import { recordMemoryRecall } from '@nestclaw/observability';
 import { MemoryEmbedder } from '../embedding/memory-embedder';
 import type { IndexedChunk } from '../index/index-arrow';
+import type { KeywordHit } from '../index/keyword.index';
 import { LanceIndex } from '../index/lance.index';
 import { fuseRrf, RankedLeg } from '../search/rrf';
 import { MemoryRepository } from '../store/memory.repository';
@@ -94,7 +95,7 @@ export class RecallService {
     let keywordHits = requested !== 'vector' ? this.index.keyword(q.scope, q.agentId, terms, n) : [];
     const early = this.index.lookup(firstChunks(keywordHits, q.topK * 2));
     early.catch(() => undefined);
-    let vectorHits: IndexedChunk[] = [];
+    let vectorHits: KeywordHit[] = [];
     if (wantVector && !fallback) {
       const embedded = await this.embedder.embedQuery(q.query, q.embeddingBudgetMs ?? cfg.embedding_timeout);
       if (embedded.vector) {
@@ -117,14 +118,14 @@ export class RecallService {
     for (const h of keywordHits) memoryOf.set(h.chunkId, h.memoryId);
     for (const h of vectorHits) memoryOf.set(h.chunkId, h.memoryId);
     const candidates = bestChunkPerMemory(fuseRrf(legs, cfg.fusion.k), memoryOf);
-    const results = await this.fromIndex(q, candidates, [...vectorHits, ...(await early)]);
+    const results = await this.fromIndex(q, candidates, await early);
     return { results, mode, ...(fallback && requested !== 'keyword' ? { fallback } : {}) };
   }
 
   /**
    * Candidates → results: one indexed Postgres read says which memories are still live and which are
    * superseded (the index may lag on both); text and source come from the index rows already read
-   * (vector hits, the keyword leg's first hits), the rest through one chunk-id lookup.
+   * (the keyword leg's first hits), the rest through one chunk-id lookup.
    */
   private async fromIndex(q: RecallQuery, candidates: Candidate[], known: IndexedChunk[]): Promise<RecallHit[]> {
     if (candidates.length === 0) return [];
