@@ -243,7 +243,10 @@ function pipelineCost(tracing: 'off' | 'on'): Promise<{ usPerTurn: number; bytes
   });
 }
 
-const median = (xs: number[]) => quantile(xs, 0.5);
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return (s[(s.length - 1) >> 1] + s[s.length >> 1]) / 2;
+};
 
 /**
  * Rounds of off / metrics / on, the order reversed every other round so a drift in the machine's
