@@ -8,14 +8,19 @@
  *   - "on":  metrics on and scraped every second, traces exported over OTLP/HTTP to the receiver;
  *   - "wide": 20 models and 10 agents configured and used, for the scrape-time figure.
  * Figures:
- *   - throughput on/off: rounds of turns from 10 concurrent clients, alternating off and on so both
- *     see the same machine; ratio of the totals (goal ≥ 0.95); and the gateway's CPU time per turn
- *     (/proc utime+stime), which a busy shared machine disturbs far less than wall-clock rates;
+ *   - throughput on/off: rounds of turns from 10 concurrent clients, off / metrics / on in turn
+ *     (order reversed every other round) so all see the same machine; ratio of the totals and the
+ *     median of per-round ratios (goal ≥ 0.95); the gateway's CPU time per turn (/proc utime+stime),
+ *     which a busy shared machine disturbs far less than wall-clock rates; and the CPU a turn's
+ *     trace costs on its own, in a child process (tracing-pipeline.process.ts);
  *   - /metrics scrape time on "wide" after every agent×model pair has been used: median and p95 of
  *     100 scrapes, client-side (goal ≤ 10 ms);
- *   - series: the number of series in a scrape before and after 10,000 turns, each in a new session
- *     (goal: nestclaw/gen_ai series unchanged).
- * Options (after `npm run bench --`): --quick (smaller counts); the other bench's options are ignored.
+ *   - series: the number of series in a scrape before and after 10,000 turns (2,000 with --quick),
+ *     each in a new session, after a warm-up of 200 (goal: unchanged).
+ * Options (after `npm run bench --`): --quick (smaller counts); --series (only the series figure,
+ * 10,000 sessions of one short turn each, ~3 min); --profile (CPU-profiles the "off" and "on"
+ * gateways during the measured rounds: bench-results/observability-{off,on}.cpuprofile); the
+ * other bench's options are ignored.
  * Env: NESTCLAW_BENCH_PG_URL (admin URL, default postgres://postgres@127.0.0.1:5432/postgres).
  */
 import { ChildProcess, fork, spawn } from 'node:child_process';
@@ -31,9 +36,13 @@ const TOKEN = 'bench-token-0123456789abcdef';
 const QUICK = process.argv.includes('--quick');
 const ADMIN_URL = process.env.NESTCLAW_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const CONCURRENCY = 10;
-const ROUNDS = QUICK ? 3 : 8;
-const ROUND_TURNS = QUICK ? 150 : 250;
-const SESSIONS = QUICK ? 2000 : 10_000;
+const ROUNDS = QUICK ? 6 : 12;
+const ROUND_TURNS = QUICK ? 100 : 200;
+const SERIES_ONLY = process.argv.includes('--series');
+const PROFILE = process.argv.includes('--profile');
+const SESSIONS = QUICK && !SERIES_ONLY ? 2000 : 10_000;
+/** More clients for the series part: its turns are one short request each, in new sessions. */
+const SESSION_CONCURRENCY = 20;
 
 const cleanups: (() => Promise<void> | void)[] = [];
 /** Turns retried after a 503 database_unavailable, per gateway mode. */
@@ -98,15 +107,14 @@ async function createDatabase(): Promise<string> {
   return scratch.url;
 }
 
-async function startGateway(
-  mode: string,
-  config: Record<string, unknown>,
-  env: NodeJS.ProcessEnv = {},
-): Promise<URL & { pid: number; mode: string }> {
+type Gateway = URL & { pid: number; mode: string; child: ChildProcess };
+
+async function startGateway(mode: string, config: Record<string, unknown>, env: NodeJS.ProcessEnv = {}, profile = false): Promise<Gateway> {
   const home = mkdtempSync(join(tmpdir(), 'nestclaw-obsbench-'));
   cleanups.push(() => rmSync(home, { recursive: true, force: true }));
   writeFileSync(join(home, 'config.yaml'), JSON.stringify(config));
-  const child: ChildProcess = spawn(process.execPath, ['--max-old-space-size=256', GATEWAY_MAIN, '--port', '0'], {
+  const preload = profile ? ['-r', join(__dirname, 'cpu-profile.preload.js')] : [];
+  const child: ChildProcess = spawn(process.execPath, ['--max-old-space-size=256', ...preload, GATEWAY_MAIN, '--port', '0'], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH,
@@ -122,8 +130,10 @@ async function startGateway(
       // burst of backends starting at once under load is what timed out connects (3 s) here.
       NESTCLAW_DATABASE__POOL_SIZE: '4',
       ...env,
+      ...(profile ? { NESTCLAW_BENCH_PROFILE: join(ROOT, 'bench-results', `observability-${mode}.cpuprofile`) } : {}),
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    // --profile: an IPC channel drives the profiler preload.
+    stdio: profile ? ['ignore', 'pipe', 'inherit', 'ipc'] : ['ignore', 'pipe', 'inherit'],
   });
   cleanups.unshift(
     () => new Promise<void>((r) => (child.exitCode !== null ? r() : (child.once('exit', () => r()), child.kill('SIGTERM')))),
@@ -134,21 +144,43 @@ async function startGateway(
     child.stdout!.on('data', (c: Buffer) => {
       out += c.toString();
       const m = /NESTCLAW_READY (\S+)/.exec(out);
-      if (m) ok(Object.assign(new URL(m[1]), { pid: child.pid!, mode }));
+      if (m) ok(Object.assign(new URL(m[1]), { pid: child.pid!, mode, child }));
     });
   });
 }
 
+/** Sends `{ profile: command }` to the profiler preload and waits for its answer. */
+function profiler(g: Gateway, command: 'start' | 'stop'): Promise<void> {
+  return new Promise((ok) => {
+    const onMessage = (m: { profile?: string }) => {
+      if (m?.profile !== (command === 'start' ? 'started' : 'written')) return;
+      g.child.off('message', onMessage);
+      ok();
+    };
+    g.child.on('message', onMessage);
+    g.child.send({ profile: command });
+  });
+}
+
+let loads = 0;
+
 /** `total` turns from CONCURRENCY clients; each client keeps a session unless `fresh`. Returns turns/s. */
-async function load(url: URL & { mode?: string }, total: number, options: { fresh?: boolean; agents?: string[] } = {}): Promise<number> {
+async function load(
+  url: URL & { mode?: string },
+  total: number,
+  options: { fresh?: boolean; agents?: string[]; concurrency?: number } = {},
+): Promise<number> {
   let next = 0;
+  // Unique texts per load: a repeated first message would be answered from the idempotency cache
+  // (a cheaper turn, and a first-seen outcome="cached" series), not by the model.
+  const tag = ++loads;
   const started = performance.now();
   const client = async (c: number) => {
     let sessionId: string | undefined;
     for (let i = next++; i < total; i = next++) {
       const agentId = options.agents?.[i % options.agents.length];
       const body = {
-        message: `turn ${i} from client ${c}`,
+        message: `load ${tag} turn ${i} from client ${c}`,
         ...(sessionId && !options.fresh ? { sessionId } : {}),
         ...(agentId ? { agentId } : {}),
       };
@@ -164,7 +196,7 @@ async function load(url: URL & { mode?: string }, total: number, options: { fres
       if (!options.fresh && !agentId) sessionId = (JSON.parse(r.text) as { sessionId: string }).sessionId;
     }
   };
-  await Promise.all(Array.from({ length: CONCURRENCY }, (_, c) => client(c)));
+  await Promise.all(Array.from({ length: options.concurrency ?? CONCURRENCY }, (_, c) => client(c)));
   return total / ((performance.now() - started) / 1000);
 }
 
@@ -192,25 +224,39 @@ function cpuMs(pid: number): number {
 
 const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
 
-async function main(): Promise<void> {
-  const llmUrl = await startFakeLlm();
-  const otlp = await startOtlpReceiver();
-  const model = {
-    provider: 'openai-compatible',
-    base_url: llmUrl,
-    api_key: 'sk-bench',
-    model: 'fake-model',
-    price: { input: 1, output: 2 },
-  };
-  const base = { models: { fake: model }, agents: { default: { tools: [] } } };
-  const off = await startGateway('off', { ...base, observability: { metrics: { enabled: false } } });
-  const metricsOnly = await startGateway('metrics', base);
-  const on = await startGateway('on', base, { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_SERVICE_NAME: 'nestclaw-bench' });
-  const noSql = await startGateway('no-sql', base, {
-    OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
-    OTEL_SERVICE_NAME: 'nestclaw-bench',
-    OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'pg',
+const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+const tracingEnv = (otlpUrl: string) => ({ OTEL_EXPORTER_OTLP_ENDPOINT: otlpUrl, OTEL_SERVICE_NAME: 'nestclaw-bench' });
+
+/** The tracing pipeline's CPU per turn on its own (tracing-pipeline.process.ts), with tracing off and on. */
+function pipelineCost(tracing: 'off' | 'on'): Promise<{ usPerTurn: number; bytesPerTurn: number }> {
+  return new Promise((ok, fail) => {
+    const child = fork(join(__dirname, 'tracing-pipeline.process.ts'), [], {
+      execArgv: ['-r', join(ROOT, 'scripts/ts-register.js'), '-r', 'tsconfig-paths/register'],
+      env: { PATH: process.env.PATH, TRACING: tracing, TURNS: QUICK ? '5000' : '20000' },
+      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+    });
+    let out = '';
+    child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+    child.once('exit', (code) =>
+      code === 0 ? ok(JSON.parse(out.trim().split('\n').pop()!)) : fail(new Error(`pipeline bench exited ${code}`)),
+    );
   });
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return (s[(s.length - 1) >> 1] + s[s.length >> 1]) / 2;
+};
+
+/**
+ * Rounds of off / metrics / on, the order reversed every other round so a drift in the machine's
+ * load does not favour one mode; per-round ratios (on/off of neighbouring measurements) and their
+ * median are the figure that a shared machine disturbs least, next to the gateway's CPU per turn.
+ */
+async function throughput(base: Record<string, unknown>, otlp: Awaited<ReturnType<typeof startOtlpReceiver>>): Promise<Gateway> {
+  const off = await startGateway('off', { ...base, observability: { metrics: { enabled: false } } }, {}, PROFILE);
+  const metricsOnly = await startGateway('metrics', base);
+  const on = await startGateway('on', base, tracingEnv(otlp.url), PROFILE);
 
   // Prometheus at 1 s instead of the usual 15 s: a pessimistic scrape load during the "on" rounds.
   const scraper = setInterval(() => {
@@ -220,56 +266,84 @@ async function main(): Promise<void> {
   cleanups.unshift(() => clearInterval(scraper));
 
   process.stdout.write(`warm-up…\n`);
-  for (const g of [off, metricsOnly, on, noSql]) await load(g, QUICK ? 60 : 200);
-  const rates = { off: [] as number[], metrics: [] as number[], on: [] as number[], noSql: [] as number[] };
-  const cpu = { off: 0, metrics: 0, on: 0, noSql: 0 };
-  const measured = async (mode: keyof typeof cpu, url: URL & { pid: number }) => {
-    const before = cpuMs(url.pid);
-    rates[mode].push(await load(url, ROUND_TURNS));
-    cpu[mode] += cpuMs(url.pid) - before;
-  };
+  for (const g of [off, metricsOnly, on]) await load(g, QUICK ? 60 : 200);
+  const modes = { off, metrics: metricsOnly, on };
+  type Mode = keyof typeof modes;
+  const rates: Record<Mode, number[]> = { off: [], metrics: [], on: [] };
+  const cpu: Record<Mode, number> = { off: 0, metrics: 0, on: 0 };
+  if (PROFILE) await Promise.all([profiler(off, 'start'), profiler(on, 'start')]);
   for (let r = 0; r < ROUNDS; r++) {
-    await measured('off', off);
-    await measured('metrics', metricsOnly);
-    await measured('on', on);
-    await measured('noSql', noSql);
+    const order: Mode[] = r % 2 === 0 ? ['off', 'metrics', 'on'] : ['on', 'metrics', 'off'];
+    for (const mode of order) {
+      const before = cpuMs(modes[mode].pid);
+      rates[mode].push(await load(modes[mode], ROUND_TURNS));
+      cpu[mode] += cpuMs(modes[mode].pid) - before;
+    }
     process.stdout.write(
       `round ${r + 1}/${ROUNDS}: off ${rates.off[r].toFixed(0)}, metrics ${rates.metrics[r].toFixed(0)}, metrics+tracing ${rates.on[r].toFixed(0)} turns/s\n`,
     );
   }
-  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
-  const ratio = sum(rates.on) / sum(rates.off);
-  const perTurn = (mode: keyof typeof cpu) => cpu[mode] / (ROUNDS * ROUND_TURNS);
-
-  // Printed now, so the ratios survive if the long series part is cut short.
-  const throughputLines = [
+  if (PROFILE) await Promise.all([profiler(off, 'stop'), profiler(on, 'stop')]);
+  clearInterval(scraper);
+  const [pipelineOff, pipelineOn] = [await pipelineCost('off'), await pipelineCost('on')];
+  const perTurn = (mode: Mode) => cpu[mode] / (ROUNDS * ROUND_TURNS);
+  const ratios = (mode: Mode) => rates[mode].map((x, r) => x / rates.off[r]);
+  const figures = (mode: Mode) =>
+    `${(sum(rates[mode]) / ROUNDS).toFixed(1)} turns/s; ratio to off: total ${(sum(rates[mode]) / sum(rates.off)).toFixed(3)}, ` +
+    `median of rounds ${median(ratios(mode)).toFixed(3)}, CPU ${(perTurn('off') / perTurn(mode)).toFixed(3)}`;
+  const lines = [
     '',
     'nestclaw observability benchmark',
-    `throughput, ${CONCURRENCY} concurrent clients, ${ROUNDS}×${ROUND_TURNS} turns each way, alternating:`,
+    `throughput, ${CONCURRENCY} concurrent clients, ${ROUNDS}×${ROUND_TURNS} turns each way, order reversed every other round (goal ≥ 0.95):`,
     `  off (no metrics, no tracing):              ${(sum(rates.off) / ROUNDS).toFixed(1)} turns/s`,
-    `  metrics only (scraped 1/s):                ${(sum(rates.metrics) / ROUNDS).toFixed(1)} turns/s (ratio ${(sum(rates.metrics) / sum(rates.off)).toFixed(3)})`,
-    `  on  (metrics scraped 1/s + OTLP export):   ${(sum(rates.on) / ROUNDS).toFixed(1)} turns/s`,
-    `  ratio on/off: ${ratio.toFixed(3)} (goal ≥ 0.95)   spans exported: ${otlp.stats.requests} OTLP requests, ${(otlp.stats.bytes / 1e6).toFixed(1)} MB`,
-    `  gateway CPU per turn: off ${perTurn('off').toFixed(2)} ms, metrics ${perTurn('metrics').toFixed(2)} ms, metrics+tracing ${perTurn('on').toFixed(2)} ms` +
-      ` → CPU-bound throughput ratio on/off ${(perTurn('off') / perTurn('on')).toFixed(3)}, metrics-only ${(perTurn('off') / perTurn('metrics')).toFixed(3)}`,
-    `  tracing without SQL spans (OTEL_NODE_DISABLED_INSTRUMENTATIONS=pg): ${(sum(rates.noSql) / ROUNDS).toFixed(1)} turns/s, CPU ${perTurn('noSql').toFixed(2)} ms per turn` +
-      ` → ratio ${(sum(rates.noSql) / sum(rates.off)).toFixed(3)} wall, ${(perTurn('off') / perTurn('noSql')).toFixed(3)} CPU`,
+    `  metrics only (scraped 1/s):                ${figures('metrics')}`,
+    `  on  (metrics scraped 1/s + OTLP export):   ${figures('on')}`,
+    `  per-round on/off ratios: ${ratios('on')
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+    `  gateway CPU per turn: off ${perTurn('off').toFixed(2)} ms, metrics ${perTurn('metrics').toFixed(2)} ms, metrics+tracing ${perTurn('on').toFixed(2)} ms`,
+    `  spans exported: ${otlp.stats.requests} OTLP requests, ${(otlp.stats.bytes / 1e6).toFixed(1)} MB`,
+    `  a turn's trace on its own (7 spans, OTLP/HTTP JSON export, in-process): ${(pipelineOn.usPerTurn - pipelineOff.usPerTurn).toFixed(0)} µs CPU` +
+      ` (${pipelineOn.usPerTurn.toFixed(0)} on − ${pipelineOff.usPerTurn.toFixed(0)} off), ${(pipelineOn.bytesPerTurn / 1024).toFixed(1)} KiB exported` +
+      ` = ${((100 * (pipelineOn.usPerTurn - pipelineOff.usPerTurn)) / 1000 / perTurn('off')).toFixed(1)} % of an "off" turn's gateway CPU`,
     `  turns retried after a transient 503 database_unavailable: ${JSON.stringify(databaseRetries)}`,
     `  load average during the run: ${loadavg()
       .map((l) => l.toFixed(1))
       .join(' ')} on ${cpus().length} cores`,
+    ...(PROFILE ? [`  CPU profiles: bench-results/observability-{off,on}.cpuprofile`] : []),
   ];
-  process.stdout.write(`${throughputLines.join('\n')}\n`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+  return on;
+}
 
-  // Series while many different sessions chat.
+/**
+ * Series while SESSIONS new sessions chat, one turn each. First-seen bounded label values (an
+ * outcome, a GC kind) appear within the first turns of any gateway: a warm-up of fresh sessions
+ * runs before the "before" count, so what is left to see is growth with the number of sessions.
+ */
+async function series(on: Gateway): Promise<void> {
+  await load(on, 200, { fresh: true, concurrency: SESSION_CONCURRENCY });
   const before = (await http(on, '/metrics')).text;
   const t0 = performance.now();
-  await load(on, SESSIONS, { fresh: true });
+  const checkpoints: string[] = [];
+  for (let done = 0; done < SESSIONS; done += SESSIONS / 5) {
+    await load(on, SESSIONS / 5, { fresh: true, concurrency: SESSION_CONCURRENCY });
+    const text = (await http(on, '/metrics')).text;
+    checkpoints.push(`${done + SESSIONS / 5}: ${seriesOf(text, true)}/${seriesOf(text, false)}`);
+  }
   const sessionsSec = (performance.now() - t0) / 1000;
   const after = (await http(on, '/metrics')).text;
-  clearInterval(scraper);
+  const lines = [
+    `series during ${SESSIONS} turns in ${SESSIONS} new sessions (${(SESSIONS / sessionsSec).toFixed(0)} turns/s, ${SESSION_CONCURRENCY} clients, after 200 warm-up sessions):`,
+    `  nestclaw/gen_ai series before ${seriesOf(before, true)}, after ${seriesOf(after, true)}; all series before ${seriesOf(before, false)}, after ${seriesOf(after, false)}`,
+    `  ours/all after each fifth of the sessions: ${checkpoints.join(', ')}`,
+    `  series that appeared: ${newSeries(before, after).join(', ') || 'none'}`,
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
 
-  // Scrape time with 20 models and 10 agents, every pair used.
+/** Scrape time with 20 models and 10 agents, every pair used. */
+async function scrape(model: Record<string, unknown>): Promise<void> {
   const models = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`model-${i}`, { ...model, model: `fake-model-${i}` }]));
   const agents = Object.fromEntries(
     Array.from({ length: 10 }, (_, i) => [
@@ -285,15 +359,31 @@ async function main(): Promise<void> {
   for (let i = 0; i < 100; i++) scrapes.push((await http(wide, '/metrics')).ms);
   const cpuPerScrape = (cpuMs(wide.pid) - cpuBefore) / 100;
   const wideText = (await http(wide, '/metrics')).text;
-
-  const scrapeLines = [
+  const lines = [
     `/metrics with 20 models × 10 agents (${seriesOf(wideText, false)} series, ${(wideText.length / 1024).toFixed(0)} KiB):`,
     `  median ${quantile(scrapes, 0.5).toFixed(2)} ms, p95 ${quantile(scrapes, 0.95).toFixed(2)} ms wall (goal ≤ 10 ms); gateway CPU ${cpuPerScrape.toFixed(2)} ms per scrape`,
-    `series during ${SESSIONS} turns in ${SESSIONS} new sessions (${(SESSIONS / sessionsSec).toFixed(0)} turns/s):`,
-    `  nestclaw/gen_ai series before ${seriesOf(before, true)}, after ${seriesOf(after, true)}; all series before ${seriesOf(before, false)}, after ${seriesOf(after, false)}`,
-    `  series that appeared: ${newSeries(before, after).join(', ') || 'none'}`,
+    `  load average: ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
   ];
-  process.stdout.write(`${scrapeLines.join('\n')}\n`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+async function main(): Promise<void> {
+  const llmUrl = await startFakeLlm();
+  const otlp = await startOtlpReceiver();
+  const model = {
+    provider: 'openai-compatible',
+    base_url: llmUrl,
+    api_key: 'sk-bench',
+    model: 'fake-model',
+    price: { input: 1, output: 2 },
+  };
+  const base = { models: { fake: model }, agents: { default: { tools: [] } } };
+  if (SERIES_ONLY) return series(await startGateway('on', base, tracingEnv(otlp.url)));
+  const on = await throughput(base, otlp);
+  await series(on);
+  await scrape(model);
 }
 
 async function cleanup(): Promise<void> {

@@ -11,6 +11,8 @@ export interface TokenRow {
 }
 
 const COLUMNS = 'id, name, scopes, created_at, last_used_at, revoked_at';
+/** How stale `last_used_at` may be: it records the last use to the minute, not to the request. */
+export const LAST_USED_RESOLUTION = '1 minute';
 
 /** `api_tokens`: paired API clients' tokens, stored as sha256 only. */
 @Injectable()
@@ -25,10 +27,20 @@ export class PairedTokenRepository {
     return rows[0];
   }
 
-  /** The live token with this hash, its last use stamped now; null when unknown or revoked. */
-  async touchLive(tokenHash: string): Promise<TokenRow | null> {
+  /**
+   * The live token with this hash, else null: read on every request, so a revocation (from the CLI or
+   * another process) refuses the very next request. `last_used_at` is only rewritten when it is a
+   * minute old or more: a token used on every request (a Prometheus scrape, a busy client) costs one
+   * row write a minute instead of one per request; the UPDATE that matches nothing writes nothing.
+   */
+  async findLiveAndStamp(tokenHash: string): Promise<TokenRow | null> {
     const { rows } = await this.db.query<TokenRow>(
-      `UPDATE api_tokens SET last_used_at = now() WHERE token_hash = $1 AND revoked_at IS NULL RETURNING ${COLUMNS}`,
+      `WITH stamp AS (
+         UPDATE api_tokens SET last_used_at = now()
+          WHERE token_hash = $1 AND revoked_at IS NULL
+            AND (last_used_at IS NULL OR last_used_at < now() - interval '${LAST_USED_RESOLUTION}')
+         RETURNING id)
+       SELECT ${COLUMNS} FROM api_tokens WHERE token_hash = $1 AND revoked_at IS NULL`,
       [tokenHash],
     );
     return rows[0] ?? null;

@@ -37,6 +37,28 @@ describe('PairedTokenService (real database)', () => {
     expect(listed?.lastUsedAt).toEqual(expect.any(String));
   });
 
+  it('writes the last use at most once a minute, and again once it is a minute old', async () => {
+    const { token, info } = await tokens.issue(uniqueId('scraper'), ['metrics']);
+    const lastUsed = async () =>
+      (await int.db.pool.query<{ t: Date }>(`SELECT last_used_at AS t FROM api_tokens WHERE id = $1`, [info.id])).rows[0].t;
+    await tokens.authenticate(token);
+    const first = await lastUsed();
+    await new Promise((r) => setTimeout(r, 20));
+    await tokens.authenticate(token);
+    expect(await lastUsed()).toEqual(first); // the row is not written again within the minute
+    await int.db.pool.query(`UPDATE api_tokens SET last_used_at = now() - interval '61 seconds' WHERE id = $1`, [info.id]);
+    const aged = await lastUsed();
+    expect(await tokens.authenticate(token)).toMatchObject({ id: info.id });
+    expect((await lastUsed()).getTime()).toBeGreaterThan(aged.getTime() + 60_000);
+  });
+
+  it('refuses a token revoked just after a use, on the next request', async () => {
+    const { token, info } = await tokens.issue(uniqueId('busy'), ['chat']);
+    expect(await tokens.authenticate(token)).not.toBeNull();
+    await tokens.revoke(info.id);
+    expect(await tokens.authenticate(token)).toBeNull();
+  });
+
   it('refuses a revoked token on its next use', async () => {
     const { token, info } = await tokens.issue(uniqueId('old'), ['chat']);
     const revoked = await tokens.revoke(info.id);

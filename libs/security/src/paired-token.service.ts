@@ -26,7 +26,8 @@ const toInfo = (r: TokenRow): TokenInfo => ({
 
 /**
  * Tokens issued to paired API clients: stored as sha256 only, scoped, listable and revocable.
- * Every check reads the database, so a revoked token is refused on its next request.
+ * Every check reads the database, so a revoked token is refused on its next request; the last use
+ * is written at most once a minute per token (PairedTokenRepository.findLiveAndStamp).
  */
 @Injectable()
 export class PairedTokenService {
@@ -40,7 +41,7 @@ export class PairedTokenService {
 
   /** The principal for a live paired token, else null. */
   async authenticate(token: string): Promise<Principal | null> {
-    const row = await this.tokens.touchLive(sha256Hex(token));
+    const row = await this.tokens.findLiveAndStamp(sha256Hex(token));
     if (!row) return null;
     const info = toInfo(row);
     return { id: info.id, name: info.name, scopes: info.scopes };

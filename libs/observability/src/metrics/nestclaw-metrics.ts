@@ -5,6 +5,7 @@ import { MemoryMetrics, MemorySources } from './memory-metrics';
 /** Few buckets on purpose: every bucket is a series per label set, and the scrape of 20 models × 10 agents must stay small. */
 const SECONDS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 const SHORT_SECONDS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30];
+const BREAKER_STATES = ['closed', 'open', 'half_open'];
 /** OpenTelemetry's recommended buckets for gen_ai.client.token.usage, every other one. */
 const TOKENS = [4, 64, 1024, 16384, 262144, 4194304];
 
@@ -272,12 +273,18 @@ export class NestclawMetrics {
     this.approvalsPending.set(0);
   }
 
+  /** Models of the last breaker collect, joined: series are dropped only when the set changes (a config reload). */
+  private breakerModels = '';
+
   private collectBreakers(): void {
     const source = this.sources.breakers;
     if (!source) return;
-    this.breakerState.reset();
-    for (const { model, state } of source()) {
-      for (const s of ['closed', 'open', 'half_open']) this.breakerState.labels(model, s).set(s === state ? 1 : 0);
+    const breakers = [...source()];
+    const models = breakers.map((b) => b.model).join('\n');
+    if (models !== this.breakerModels) this.breakerState.reset();
+    this.breakerModels = models;
+    for (const { model, state } of breakers) {
+      for (const s of BREAKER_STATES) this.breakerState.set({ [L.model]: model, [L.state]: s }, s === state ? 1 : 0);
     }
   }
 

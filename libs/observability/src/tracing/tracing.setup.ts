@@ -28,7 +28,7 @@ const BATCH_DEFAULTS = { maxExportBatchSize: 2048, maxQueueSize: 16_384, schedul
  * OTEL_TRACES_SAMPLER…, OTEL_BSP_*). Off, and nothing loaded into the tracer, unless an endpoint is set.
  * No auto-instrumentation: nestclaw opens its own spans (transport, turn, model, tool) and one span
  * per SQL statement through libs/db's statement observer (traceStatement), which costs a fraction
- * of instrumentation-pg's patching. OTLP metrics and logs stay off unless OTEL_METRICS_EXPORTER /
+ * of auto-instrumentation's patching. OTLP metrics and logs stay off unless OTEL_METRICS_EXPORTER /
  * OTEL_LOGS_EXPORTER ask for them: metrics are Prometheus's job here, logs pino's.
  */
 export function startTracing(env: NodeJS.ProcessEnv = process.env, version = '0.0.0'): TracingHandle | undefined {
