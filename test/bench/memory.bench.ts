@@ -303,21 +303,6 @@ async function main(): Promise<void> {
       `recall ${mode} at ${CHUNKS}: p50 ${ms(pct(times, 50))}, p95 ${ms(pct(times, 95))}, p99 ${ms(pct(times, 99))}, process CPU ${ms((cpuSince(cpu) * 1000) / times.length)} per recall (target p95 ≤ 10 ms)`,
     );
   }
-  // The one Postgres read of a recall (are these candidates still live, superseded?), alone.
-  const sample = (await db.pool.query<{ id: string }>(`SELECT id::text AS id FROM memories ORDER BY random() LIMIT 2000`)).rows.map(
-    (r) => r.id,
-  );
-  const checks: number[] = [];
-  for (let i = 0; i < 300; i++) {
-    const cand = Array.from({ length: 40 }, (_, j) => sample[(i * 40 + j) % sample.length]);
-    const t = performance.now();
-    await db.pool.query(
-      `SELECT id::text AS id, superseded_at IS NOT NULL AS s FROM memories WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL`,
-      [cand],
-    );
-    checks.push(performance.now() - t);
-  }
-  log(`liveness check of 40 candidates in Postgres (part of every recall): p50 ${ms(pct(checks, 50))}, p95 ${ms(pct(checks, 95))}`);
 
   // What memory adds to a turn: the agent's recall hook (keyword-only, as configured above); with memory off the hook returns at once.
   const turnMemory = app.get(TurnMemory);
@@ -363,7 +348,7 @@ async function main(): Promise<void> {
   const mem = process.memoryUsage();
   const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
   log(
-    `\nRSS: ${rssBefore} MB before loading, ${rssAfter} MB with ${CHUNKS} chunks indexed and queried (+${rssAfter - rssBefore} MB; target ≤ +150 MB), after a full GC each; of the increase: V8 heap +${mib(mem.heapUsed - heapBefore.heapUsed)} MB, external (ArrayBuffers, native handles) +${mib(mem.external - heapBefore.external)} MB, the rest native (LanceDB, allocator); MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? 'unset'}`,
+    `\nRSS: ${rssBefore} MB before loading, ${rssAfter} MB with ${CHUNKS} chunks indexed and queried (+${rssAfter - rssBefore} MB; target ≤ +150 MB), after a full GC each; of the increase: V8 heap used +${mib(mem.heapUsed - heapBefore.heapUsed)} MB (committed +${mib(mem.heapTotal - heapBefore.heapTotal)} MB), external (ArrayBuffers, native handles) +${mib(mem.external - heapBefore.external)} MB, the rest native (LanceDB, allocator) and V8 pages not yet returned; MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? 'unset'}`,
   );
 
   // For finding what holds the heap: MEMORY_BENCH_HEAP_SNAPSHOT=<file>.

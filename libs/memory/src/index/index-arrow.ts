@@ -1,5 +1,4 @@
 import {
-  Bool,
   Data,
   Field,
   FixedSizeList,
@@ -14,6 +13,7 @@ import {
   vectorFromArray,
 } from 'apache-arrow';
 
+/** One chunk in the derived index: what search needs, nothing a result shows. */
 export interface IndexRow {
   chunkId: string;
   memoryId: string;
@@ -21,50 +21,13 @@ export interface IndexRow {
   agentId: string;
   /** Output of the shared tokenizer, space-separated. */
   terms: string;
-  text: string;
-  source: string;
-  sourceKey: string | null;
-  /** Milliseconds since the epoch. */
-  createdAt: number;
-  superseded: boolean;
   vector?: ArrayLike<number> | null;
 }
 
-/** A chunk as recall shows it, read from the index (no Postgres round trip). */
-export interface IndexedChunk {
-  chunkId: string;
-  memoryId: string;
-  text: string;
-  source: string;
-  sourceKey: string | null;
-  createdAt: number;
-  superseded: boolean;
-}
-
-export interface ResultRow {
-  chunk_id: bigint;
-  memory_id: string;
-  text: string;
-  source: string;
-  source_key: string | null;
-  created_at: bigint;
-  superseded: boolean;
-}
-
-export const toChunk = (r: ResultRow): IndexedChunk => ({
-  chunkId: String(r.chunk_id),
-  memoryId: r.memory_id,
-  text: r.text,
-  source: r.source,
-  sourceKey: r.source_key,
-  createdAt: Number(r.created_at),
-  superseded: r.superseded,
-});
-
 /**
- * The LanceDB row layout. Besides what search needs (scope, agent, terms, vector) each row carries
- * what a recall result shows (text, source, created-at, memory id, superseded), so recall answers
- * from the index alone and Postgres is asked only which candidates were forgotten or replaced since.
+ * The LanceDB row layout: ids, the person/agent filter columns, the terms the keyword index is
+ * loaded from, and the optional vector. Text and source are read from Postgres for the few chunks
+ * a recall returns, in the same query that drops forgotten and superseded memories.
  */
 export function schemaFor(dims: number | null): Schema {
   const fields: Field[] = [
@@ -73,19 +36,10 @@ export function schemaFor(dims: number | null): Schema {
     new Field('scope', new Utf8()),
     new Field('agent_id', new Utf8()),
     new Field('terms', new Utf8()),
-    new Field('text', new Utf8()),
-    new Field('source', new Utf8()),
-    new Field('source_key', new Utf8(), true),
-    /** Milliseconds since the epoch. */
-    new Field('created_at', new Int64()),
-    new Field('superseded', new Bool()),
   ];
   if (dims) fields.push(new Field('vector', new FixedSizeList(dims, new Field('item', new Float32(), true)), true));
   return new Schema(fields);
 }
-
-/** The columns a recall result is made of. */
-export const RESULT_COLUMNS = ['chunk_id', 'memory_id', 'text', 'source', 'source_key', 'created_at', 'superseded'];
 
 /**
  * Rows as one Arrow record batch built from typed arrays: letting LanceDB convert plain objects
@@ -94,23 +48,13 @@ export const RESULT_COLUMNS = ['chunk_id', 'memory_id', 'text', 'source', 'sourc
 export function toArrow(rows: IndexRow[], dims: number | null): ArrowTable {
   const schema = schemaFor(dims);
   const n = rows.length;
-  const text = (pick: (r: IndexRow) => string | null) => vectorFromArray(rows.map(pick), new Utf8()).data[0];
-  const int64 = (pick: (r: IndexRow) => number) =>
-    makeData({ type: new Int64(), length: n, data: BigInt64Array.from(rows, (r) => BigInt(pick(r))) });
+  const text = (pick: (r: IndexRow) => string) => vectorFromArray(rows.map(pick), new Utf8()).data[0];
   const children: Data[] = [
-    int64((r) => Number(r.chunkId)),
+    makeData({ type: new Int64(), length: n, data: BigInt64Array.from(rows, (r) => BigInt(r.chunkId)) }),
     text((r) => r.memoryId),
     text((r) => r.scope),
     text((r) => r.agentId),
     text((r) => r.terms),
-    text((r) => r.text),
-    text((r) => r.source),
-    text((r) => r.sourceKey),
-    int64((r) => r.createdAt),
-    vectorFromArray(
-      rows.map((r) => r.superseded),
-      new Bool(),
-    ).data[0],
   ];
   if (dims) {
     const flat = new Float32Array(n * dims);

@@ -35,11 +35,6 @@ export class IndexRowBuilder {
       scope: c.scope,
       agentId: c.agentId,
       terms: indexTerms(c.text).join(' '),
-      text: c.text,
-      source: c.source,
-      sourceKey: c.sourceKey,
-      createdAt: c.createdAt,
-      superseded: c.superseded,
       vector: vectors?.get(c.contentHash) ?? null,
     }));
     return { rows, vectorError };

@@ -1,7 +1,7 @@
 import { TOKENIZER_VERSION } from '../text/tokenizer';
 
-/** Bump when the index's row layout changes. */
-export const INDEX_SCHEMA_VERSION = 2;
+/** Bump when the index's row layout changes (3: search columns only; recall reads text from Postgres). */
+export const INDEX_SCHEMA_VERSION = 3;
 
 /** What an index was built with; any difference from what the process expects means a rebuild. */
 export interface IndexVersion {

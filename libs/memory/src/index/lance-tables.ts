@@ -4,16 +4,15 @@ import { KeywordIndex } from './keyword.index';
 /** Vector ANN index from this many rows on; below it a flat scan is fast and exact. */
 const VECTOR_INDEX_MIN_ROWS = 20_000;
 
-/** Bitmaps for the person/agent prefilter, a B-tree for lookups by chunk id. */
+/** Bitmaps for the person/agent prefilter of vector search, a B-tree for deletes by memory id. */
 export async function createScalarIndices(table: Table): Promise<void> {
   await table.createIndex('scope', { config: Index.bitmap(), replace: true });
   await table.createIndex('agent_id', { config: Index.bitmap(), replace: true });
-  await table.createIndex('chunk_id', { config: Index.btree(), replace: true });
+  await table.createIndex('memory_id', { config: Index.btree(), replace: true });
 }
 
-/** Whether lookups by chunk id can go through the B-tree (a table built empty has none yet). */
-export async function hasChunkIdIndex(table: Table): Promise<boolean> {
-  return (await table.listIndices()).some((i) => i.columns.includes('chunk_id'));
+export async function hasScalarIndices(table: Table): Promise<boolean> {
+  return (await table.listIndices()).some((i) => i.columns.includes('scope'));
 }
 
 export async function ensureVectorIndex(table: Table, dims: number | null | undefined): Promise<void> {

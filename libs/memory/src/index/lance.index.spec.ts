@@ -11,14 +11,12 @@ const row = (n: number): IndexRow => ({
   scope: 'owner',
   agentId: 'default',
   terms: `note n${n}`,
-  text: `note number ${n}`,
-  source: 'api',
-  sourceKey: null,
-  createdAt: 1_700_000_000_000 + n,
-  superseded: false,
+  vector: [1, n % 7, 0.5],
 });
 const version = { schema: INDEX_SCHEMA_VERSION, tokenizer: 'test', embedding: 'none' };
 const ids = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => String(from + i));
+
+const keyword = (index: LanceIndex, term: string) => index.keyword('owner', 'default', [term], 5).map((h) => h.chunkId);
 
 describe('LanceIndex (real LanceDB in a temporary directory)', () => {
   let dir: string;
@@ -27,7 +25,7 @@ describe('LanceIndex (real LanceDB in a temporary directory)', () => {
     dir = mkdtempSync(join(tmpdir(), 'nestclaw-lance-'));
     index = new LanceIndex();
     await index.open(dir);
-    const build = await index.startBuild(null);
+    const build = await index.startBuild(3);
     await build.add(ids(1, 10).map((id) => row(Number(id))));
     await build.finish(version);
   });
@@ -36,29 +34,35 @@ describe('LanceIndex (real LanceDB in a temporary directory)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('finds every row by chunk id, written before or after the optimize pass that replaces the connection', async () => {
+  it('keeps searching across the optimize pass that replaces its connection', async () => {
     // One write per worker pass, as under a chat load: 60 writes cross the 50-write optimize (and the connection swap).
     for (let n = 11; n <= 70; n++) await index.apply([row(n).memoryId], [row(n)]);
-    const found = await index.lookup(ids(1, 70));
-    expect(found.map((r) => r.chunkId).sort((a, b) => Number(a) - Number(b))).toEqual(ids(1, 70));
-    expect(found.find((r) => r.chunkId === '65')?.text).toBe('note number 65');
-    expect(index.keyword('owner', 'default', ['n42'], 5).map((h) => h.chunkId)).toEqual(['42']);
+    expect(await index.rowCount()).toBe(70);
+    expect(keyword(index, 'n65')).toEqual(['65']);
+    const nearest = await index.vector('owner', 'default', [1, 3, 0.5], 70);
+    expect(nearest.map((h) => h.chunkId).sort((a, b) => Number(a) - Number(b))).toEqual(ids(1, 70));
+    expect(await index.vector('someone-else', 'default', [1, 3, 0.5], 5)).toEqual([]);
   });
 
-  it('drops a removed memory from lookups and keyword search, pending or folded in', async () => {
+  it('drops a removed memory from both searches, before or after an optimize pass', async () => {
     for (let n = 11; n <= 55; n++) await index.apply([row(n).memoryId], [row(n)]);
-    await index.apply([row(20).memoryId, row(54).memoryId], []);
-    expect((await index.lookup(['20', '54', '21'])).map((r) => r.chunkId)).toEqual(['21']);
-    expect(index.keyword('owner', 'default', ['n54'], 5)).toEqual([]);
+    await index.apply([row(5).memoryId, row(54).memoryId], []);
+    expect(keyword(index, 'n54')).toEqual([]);
+    expect(keyword(index, 'n5')).toEqual([]);
+    const nearest = (await index.vector('owner', 'default', [1, 5, 0.5], 100)).map((h) => h.chunkId);
+    expect(nearest).toHaveLength(53);
+    expect(nearest).not.toContain('54');
+    expect(nearest).not.toContain('5');
   });
 
-  it('serves rows written after the last optimize when reopened (they are outside the B-tree until the next pass)', async () => {
+  it('serves rows written after the last optimize pass when reopened', async () => {
     for (let n = 11; n <= 15; n++) await index.apply([row(n).memoryId], [row(n)]);
     await index.onApplicationShutdown();
     index = new LanceIndex();
     await index.open(dir);
-    expect((await index.lookup(['3', '14'])).map((r) => r.chunkId).sort()).toEqual(['14', '3']);
+    expect(keyword(index, 'n14')).toEqual(['14']);
     await index.optimize();
-    expect((await index.lookup(['3', '14'])).map((r) => r.chunkId).sort()).toEqual(['14', '3']);
+    expect(await index.rowCount()).toBe(15);
+    expect((await index.vector('owner', 'default', [1, 0, 0.5], 15)).map((h) => h.chunkId)).toContain('14');
   });
 });

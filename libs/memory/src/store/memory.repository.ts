@@ -157,18 +157,9 @@ export class MemoryRepository {
    * The one Postgres read of a recall: which of these candidate memories are still live (deleted
    * ones are absent) and whether each is superseded. Primary-key lookups, whatever the index says.
    */
-  async liveState(memoryIds: string[]): Promise<Map<string, boolean>> {
-    if (memoryIds.length === 0) return new Map();
-    const { rows } = await this.db.pool.query<{ id: string; s: boolean }>(
-      `SELECT id::text AS id, superseded_at IS NOT NULL AS s FROM memories WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL`,
-      [memoryIds],
-    );
-    return new Map(rows.map((r) => [r.id, r.s]));
-  }
-
   /**
-   * Chunks found by a Postgres keyword search (no index yet), re-read from the truth: deleted memories and other people's are
-   * dropped here whatever the index still says, so `forget` is immediate.
+   * Recall candidates (from the index, or from the Postgres keyword search while there is none) read from the truth:
+   * deleted memories and other people's are dropped here whatever the index still says, so `forget` is immediate.
    */
   async hydrate(chunkIds: string[], scope: string, agentId: string): Promise<HydratedChunk[]> {
     if (chunkIds.length === 0) return [];
@@ -176,7 +167,7 @@ export class MemoryRepository {
     const { rows } = await this.db.pool.query<HydratedChunk>(
       `SELECT c.id::text AS "chunkId", c.memory_id AS "memoryId", m.scope, m.agent_id AS "agentId", c.text,
               c.content_hash AS "contentHash", m.source, m.source_key AS "sourceKey",
-              m.superseded_at IS NOT NULL AS superseded, m.created_at AS "createdAt", m.content AS "memoryContent"
+              m.superseded_at IS NOT NULL AS superseded, m.created_at AS "createdAt"
          FROM (SELECT * FROM memory_chunks WHERE id = ANY($1::bigint[]) OFFSET 0) c
          JOIN memories m ON m.id = c.memory_id
         WHERE m.deleted_at IS NULL AND m.scope = $2 AND m.agent_id = $3`,

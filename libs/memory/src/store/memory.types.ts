@@ -50,8 +50,7 @@ export interface IndexableChunk {
   superseded: boolean;
 }
 
-/** A chunk found by a Postgres keyword search (no index yet), re-read from the truth. */
+/** A recall candidate re-read from the truth. */
 export interface HydratedChunk extends Omit<IndexableChunk, 'createdAt'> {
   createdAt: string;
-  memoryContent: string;
 }
