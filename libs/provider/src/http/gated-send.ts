@@ -1,0 +1,57 @@
+import type { ClientRequest } from 'node:http';
+import type { Socket } from 'node:net';
+import type { CallGate } from '../llm-call.record';
+
+/** What a model request carries to `nodeFetch` besides fetch's own options (through an SDK's `fetchOptions`). */
+export interface GatedInit {
+  /** Hold the request until its ledger row is written (CallLedger). */
+  gate?: CallGate;
+  /** Header that carries the row id to the provider (`nestclaw-call-<id>`), where its API takes one. */
+  idHeader?: string;
+}
+
+/** Fetch options for an SDK call: the gate rides along to `nodeFetch`, which takes it out again. */
+export function gatedFetchOptions(gate: CallGate | undefined, idHeader?: string): SdkFetchOptions {
+  return (gate ? { gate, ...(idHeader ? { idHeader } : {}) } : {}) as SdkFetchOptions;
+}
+
+/** What the SDKs accept as `fetchOptions` (everything but what they set themselves). */
+type SdkFetchOptions = Omit<RequestInit, 'headers' | 'signal' | 'body' | 'method'>;
+
+/** Resolves once the request has a socket that can take bytes at once: reused, or newly connected (TLS included). */
+function connected(req: ClientRequest): Promise<void> {
+  return new Promise((resolve, reject) => {
+    req.once('error', reject);
+    req.once('close', () => reject(new Error('request closed before it was sent')));
+    req.once('socket', (socket: Socket) => {
+      if (!socket.connecting) return resolve();
+      socket.once('encrypted' in socket ? 'secureConnect' : 'connect', () => resolve());
+    });
+  });
+}
+
+/**
+ * Writes a prepared request so that a kill leaves both its ledger row and its bytes on the wire, or
+ * neither. Everything that takes time (the SDK building the request, a free socket, TCP and TLS
+ * set-up, the row's INSERT) happens first, with the row uncommitted; then COMMIT goes onto the
+ * database connection and the request onto its socket in one synchronous step, COMMIT first, so the
+ * only case left is a row for a request that never left (a kill between two socket writes).
+ */
+export async function sendGated(
+  req: ClientRequest,
+  body: string | Uint8Array | undefined,
+  init: GatedInit & { gate: CallGate },
+): Promise<void> {
+  await connected(req);
+  const call = await init.gate();
+  if (req.destroyed) {
+    // Aborted while the row was written: nothing left, so nothing is recorded.
+    await call.discard().catch(() => undefined);
+    return;
+  }
+  if (init.idHeader) req.setHeader(init.idHeader, `nestclaw-call-${call.id}`);
+  const committed = call.commit();
+  req.end(body);
+  // The row is gone (the database failed in that instant): stop the request rather than leave it unbilled.
+  await committed.catch((e: unknown) => req.destroy(e instanceof Error ? e : new Error(String(e))));
+}
