@@ -33,25 +33,38 @@ function connected(req: ClientRequest): Promise<void> {
 /**
  * Writes a prepared request so that a kill leaves both its ledger row and its bytes on the wire, or
  * neither. Everything that takes time (the SDK building the request, a free socket, TCP and TLS
- * set-up, the row's INSERT) happens first, with the row uncommitted; then COMMIT goes onto the
- * database connection and the request onto its socket in one synchronous step, COMMIT first, so the
- * only case left is a row for a request that never left (a kill between two socket writes).
+ * set-up, the row's INSERT) happens first, with the row uncommitted. Then, in one synchronous step,
+ * the request (head and body, already encoded) is laid into its corked socket, COMMIT is written to
+ * the database connection, and the socket is uncorked: between the two writes there is only the
+ * uncork. COMMIT goes first, so the only case left is a row for a request that never left.
  */
 export async function sendGated(
   req: ClientRequest,
   body: string | Uint8Array | undefined,
   init: GatedInit & { gate: CallGate },
 ): Promise<void> {
+  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
   await connected(req);
   const call = await init.gate();
-  if (req.destroyed) {
+  const socket = req.socket;
+  if (req.destroyed || !socket) {
     // Aborted while the row was written: nothing left, so nothing is recorded.
     await call.discard().catch(() => undefined);
     return;
   }
   if (init.idHeader) req.setHeader(init.idHeader, `nestclaw-call-${call.id}`);
-  const committed = call.commit();
-  req.end(body);
+  socket.cork();
+  if (bytes) req.write(bytes);
+  let committed: Promise<void>;
+  try {
+    committed = call.commit();
+  } catch (e) {
+    // Destroyed while corked: the request's bytes are dropped, never written.
+    req.destroy(e as Error);
+    throw e;
+  }
+  socket.uncork();
+  req.end();
   // The row is gone (the database failed in that instant): stop the request rather than leave it unbilled.
   await committed.catch((e: unknown) => req.destroy(e instanceof Error ? e : new Error(String(e))));
 }
