@@ -3,6 +3,8 @@ export * from './agent.service';
 export * from './agent.types';
 export * from './agent.module';
 export { SessionRepository } from './session/session.repository';
+export { TurnRepository } from './session/turn.repository';
+export { TurnLedger } from './turn/turn-ledger';
 export type { StoredMessage, SessionSummary } from './session/session.types';
 export { SESSION_ID_PATTERN } from './session/session-key';
 export { SystemPromptBuilder } from './prompt/system-prompt.builder';

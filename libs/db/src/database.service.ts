@@ -153,6 +153,35 @@ export class DatabaseService implements OnApplicationShutdown {
     }
   }
 
+  /**
+   * A transaction left open for the caller to end, for a write that must commit together with
+   * something outside the database (a model request and its ledger row). `commit()` and
+   * `rollback()` write their statement to the connection before they return: pg sends at once to
+   * an idle client, so await every statement on `client` before ending.
+   */
+  async begin(): Promise<HeldTransaction> {
+    const client = await this.pool.connect().catch((e: unknown) => {
+      throw mapDatabaseError(e);
+    });
+    try {
+      await client.query('BEGIN');
+    } catch (e) {
+      client.release(e as Error);
+      throw mapDatabaseError(e);
+    }
+    let ended: Promise<void> | undefined;
+    const end = (statement: 'COMMIT' | 'ROLLBACK') =>
+      (ended ??= client.query(statement).then(
+        () => client.release(),
+        (e: Error) => {
+          // A failed COMMIT or ROLLBACK leaves the connection in doubt: the pool drops it.
+          client.release(e);
+          throw mapDatabaseError(e);
+        },
+      ));
+    return { client, commit: () => end('COMMIT'), rollback: () => end('ROLLBACK') };
+  }
+
   async ping(timeoutMs = 1500): Promise<{ ok: boolean; latencyMs: number; error?: string }> {
     const start = performance.now();
     // While requests fail fast, a health check asks the database itself (and may end the outage).
@@ -184,4 +213,11 @@ export class DatabaseService implements OnApplicationShutdown {
 
 export function redactUrl(url: string): string {
   return url.replace(/\/\/([^:/@]+):([^@]+)@/, '//$1:***@');
+}
+
+/** See DatabaseService.begin. Ending it twice returns the first ending. */
+export interface HeldTransaction {
+  readonly client: PoolClient;
+  commit(): Promise<void>;
+  rollback(): Promise<void>;
 }

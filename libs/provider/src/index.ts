@@ -5,6 +5,7 @@ export * from './llm-call.record';
 export * from './provider.registry';
 export { createProvider, createEmbeddingProvider, KNOWN_PROVIDERS } from './provider.factory';
 export * from './reliable.provider';
+export { nodeFetch } from './http/node-fetch.transport';
 export * from './provider.module';
 export { OpenAiCompatibleProvider } from './openai/openai-compatible.provider';
 export { OPENAI_COMPATIBLE_PRESETS } from './openai/openai-presets';

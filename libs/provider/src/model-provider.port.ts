@@ -1,4 +1,5 @@
 /** The provider-neutral chat model every backend adapter speaks. */
+import type { CallGate } from './llm-call.record';
 
 export interface ToolCall {
   id: string;
@@ -47,10 +48,11 @@ export interface ChatRequest {
   maxTokens?: number;
   signal?: AbortSignal;
   /**
-   * The ledger row of this attempt (set by the ReliableProvider): adapters whose API takes a client
-   * request id send it, so a provider's bill can be matched row by row.
+   * Writes this attempt's ledger row (set by the ReliableProvider): adapters hand it to the
+   * transport (`nodeFetch`), which commits the row in the same tick as it writes the request.
+   * Adapters whose API takes a client request id send the row id, so a bill can be matched row by row.
    */
-  callId?: string;
+  gate?: CallGate;
 }
 
 export type FinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'other';

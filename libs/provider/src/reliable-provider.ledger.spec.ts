@@ -1,5 +1,5 @@
 import { ConfigService, configSchema } from '@nestclaw/config';
-import type { AttemptStart, CallLedger } from './llm-call.record';
+import type { AttemptStart, CallLedger, OpenCall } from './llm-call.record';
 import { ChatRequest, ChatResponse, ChatStreamEvent, ModelProvider, ProbeResult } from './model-provider.port';
 import { ProviderAttemptError } from './provider.errors';
 import { ProviderRegistry, RegisteredModel } from './provider.registry';
@@ -8,7 +8,7 @@ import { ManualClock, MemoryIdempotencyStore } from '@nestclaw/testing';
 import { RateLimitTracker } from './reliability/rate-limit.tracker';
 import { ProviderChainError, ReliableProvider } from './reliable.provider';
 
-/** A model that fails its first `failures` calls with a 500 and notes which ledger id each request carried. */
+/** A model that fails its first `failures` calls with a 500 and notes which ledger row each request was sent with (as nodeFetch does: open, commit, send). */
 class NotingModel implements ModelProvider {
   readonly kind = 'stub';
   readonly seen: (string | undefined)[] = [];
@@ -17,8 +17,10 @@ class NotingModel implements ModelProvider {
     private failures = 0,
   ) {}
 
-  private answer(request: ChatRequest): ChatResponse {
-    this.seen.push(request.callId);
+  private async answer(request: ChatRequest): Promise<ChatResponse> {
+    const call = await request.gate?.();
+    void call?.commit();
+    this.seen.push(call?.id);
     if (this.failures-- > 0) throw new ProviderAttemptError('retryable', 500, 'HTTP 500');
     return {
       content: 'hi',
@@ -34,7 +36,7 @@ class NotingModel implements ModelProvider {
   }
 
   async *chatStream(request: ChatRequest): AsyncIterable<ChatStreamEvent> {
-    const response = this.answer(request);
+    const response = await this.answer(request);
     yield { type: 'text', text: response.content };
     yield { type: 'done', response };
   }
@@ -80,19 +82,24 @@ function setup(models: NotingModel[]) {
   );
 }
 
-/** Ledger rows in memory, in the order attempts were announced. */
+/** Ledger rows in memory, in the order attempts were opened; `rows` holds the committed ones. */
 class MemoryLedger implements CallLedger {
   readonly rows: AttemptStart[] = [];
-  async started(a: AttemptStart): Promise<string> {
-    this.rows.push(a);
-    return `row-${this.rows.length}`;
+  private opened = 0;
+  async open(a: AttemptStart): Promise<OpenCall> {
+    const id = `row-${++this.opened}`;
+    return {
+      id,
+      commit: async () => void this.rows.push(a),
+      discard: async () => undefined,
+    };
   }
 }
 
 const ask: ChatRequest = { messages: [{ role: 'user', content: 'hello' }] };
 
 describe('ReliableProvider and the call ledger', () => {
-  it('announces every attempt before its request is sent, and the request and its record carry the row id', async () => {
+  it('commits the row of every attempt as its request is sent, and the request and its record carry the row id', async () => {
     const [a, b] = [new NotingModel('a', 2), new NotingModel('b')];
     const ledger = new MemoryLedger();
     const { calls } = await setup([a, b]).chat(ask, { ledger });
@@ -120,7 +127,7 @@ describe('ReliableProvider and the call ledger', () => {
 
   it('sends no request when the attempt cannot be recorded', async () => {
     const a = new NotingModel('a');
-    const broken: CallLedger = { started: () => Promise.reject(new Error('database down')) };
+    const broken: CallLedger = { open: () => Promise.reject(new Error('database down')) };
     const e = await setup([a])
       .chat(ask, { ledger: broken })
       .catch((err: unknown) => err);

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { NestclawError } from '@nestclaw/common';
 import { recordModelAttempt } from '@nestclaw/observability';
 import { ConfigService } from '@nestclaw/config';
-import type { CallLedger, LlmCallRecord } from './llm-call.record';
+import type { CallGate, CallLedger, LlmCallRecord } from './llm-call.record';
 import { Attempt } from './reliability/attempt';
 import { ChatRequest, ChatResponse, ChatStreamEvent, emptyUsage } from './model-provider.port';
 import { ProviderAttemptError, providerNotConfigured } from './provider.errors';
@@ -23,7 +23,7 @@ export interface RouteOptions {
   /** The agent's own fallback list (else `providers.fallback`). */
   fallback?: string[];
   signal?: AbortSignal;
-  /** Records each attempt before its request is sent (the agent's `llm_calls` rows). */
+  /** Records each attempt as its request is sent (the agent's `llm_calls` rows). */
   ledger?: CallLedger;
 }
 
@@ -110,13 +110,15 @@ export class ReliableProvider {
       if (replayed) return replayed;
       for (let target = await run.next(); target; target = await run.next()) {
         for (let attempt = run.start(target); attempt; attempt = run.start(target)) {
-          await this.opened(run, attempt, options);
+          const gate = this.gate(attempt, options);
           try {
-            const response = await target.model.provider.chat({ ...request, signal: attempt.signal, callId: attempt.ledgerId });
+            const response = await target.model.provider.chat({ ...request, signal: attempt.signal, gate });
+            await this.recorded(run, attempt);
             run.succeeded(attempt, response);
             if (ttl > 0) this.answers.remember({ key: keys[target.index], modelName: target.model.name, response }, ttl);
             return { response, calls: run.calls };
           } catch (e) {
+            await this.recorded(run, attempt);
             const decision = run.failed(attempt, e);
             if (decision.action === 'stop') throw new ProviderChainError(decision.error, run.calls);
             if (decision.action === 'next_model') break;
@@ -130,16 +132,51 @@ export class ReliableProvider {
     }
   }
 
-  /** Writes the attempt's ledger row before its request leaves; no row, no request. */
-  private async opened(run: ChainRun, attempt: Attempt, options: RouteOptions): Promise<void> {
-    if (!options.ledger) return;
-    try {
-      attempt.ledgerId = await options.ledger.started(attempt.describe());
-    } catch (e) {
-      attempt.settle('neutral');
-      const error = e instanceof NestclawError ? e : new NestclawError('internal', `Could not record the model call: ${String(e)}`);
-      throw new ProviderChainError(error, run.calls);
-    }
+  /**
+   * The attempt's ledger row, opened by the transport once the request is ready and its connection
+   * is up, and committed in the same tick as the request is written (CallLedger): no row, no request.
+   */
+  private gate(attempt: Attempt, options: RouteOptions): CallGate | undefined {
+    const { ledger } = options;
+    if (!ledger) return undefined;
+    return async () => {
+      const call = await ledger.open(attempt.describe()).catch((e: unknown) => {
+        attempt.ledgerFailure = e;
+        throw e;
+      });
+      attempt.ledgerId = call.id;
+      return {
+        id: call.id,
+        discard: () => {
+          // The request never left: its record is added when the turn closes, like any attempt without a row.
+          attempt.ledgerId = undefined;
+          return call.discard();
+        },
+        commit: () => {
+          const committed = call.commit().catch((e: unknown) => {
+            attempt.ledgerFailure = e;
+            throw e;
+          });
+          attempt.committed = committed.catch(() => undefined);
+          return committed;
+        },
+      };
+    };
+  }
+
+  /**
+   * Waits for the row's COMMIT to be acknowledged, so the turn's closing statement finds the row. A
+   * row that could not be written stops the chain (every attempt would fail the same way), breaker
+   * untouched. (An attempt without a row, e.g. from an adapter that ignores the gate, is inserted by
+   * the closing statement instead.)
+   */
+  private async recorded(run: ChainRun, attempt: Attempt): Promise<void> {
+    await attempt.committed;
+    const e = attempt.ledgerFailure;
+    if (e === undefined) return;
+    attempt.settle('neutral');
+    const error = e instanceof NestclawError ? e : new NestclawError('internal', `Could not record the model call: ${String(e)}`);
+    throw new ProviderChainError(error, run.calls);
   }
 
   /** A stored answer for this very request: returned as a zero-cost `cached` call, never billed twice. */
@@ -172,14 +209,15 @@ export class ReliableProvider {
     try {
       for (let target = await run.next(); target; target = await run.next()) {
         for (let attempt = run.start(target); attempt; attempt = run.start(target)) {
-          await this.opened(run, attempt, options);
+          const gate = this.gate(attempt, options);
           let visible = '';
           try {
-            for await (const event of target.model.provider.chatStream({ ...request, signal: attempt.signal, callId: attempt.ledgerId })) {
+            for await (const event of target.model.provider.chatStream({ ...request, signal: attempt.signal, gate })) {
               attempt.firstOutput();
               if (event.type === 'done') {
                 // SDKs end an aborted stream quietly: a cut-short reply must not pass as complete.
                 if (attempt.signal.aborted) throw new ProviderAttemptError('cancelled', undefined, 'request aborted');
+                await this.recorded(run, attempt);
                 run.succeeded(attempt, event.response);
                 yield { type: 'done', response: event.response, calls: run.calls };
                 return;
@@ -189,6 +227,7 @@ export class ReliableProvider {
             }
             throw new ProviderAttemptError('retryable', undefined, 'stream ended without a final event');
           } catch (e) {
+            await this.recorded(run, attempt);
             // After visible output we never replay silently on another model: the client saw it.
             if (visible) throw new ProviderChainError(run.interrupted(attempt, e, visible), run.calls, visible);
             const decision = run.failed(attempt, e);

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseService } from '@nestclaw/db';
-import type { AttemptStart, LlmCallRecord } from '@nestclaw/provider';
+import type { AttemptStart, LlmCallRecord, OpenCall } from '@nestclaw/provider';
 import type { LinkedTurn, OpenTurn, StoredMessage, TurnProgress } from './session.types';
 
 /** Completes attempts whose `llm_calls` rows were written when they started ($13–$23, ids in $28). */
@@ -160,14 +160,24 @@ ${ledger}
   }
 
   /** Writes the `started` ledger row of an attempt, as the last step before its request leaves. */
-  async startCall(sessionId: string, turnId: string, a: AttemptStart): Promise<string> {
-    const { rows } = await this.db.query<{ id: string }>(
-      `INSERT INTO llm_calls (session_id, turn_id, provider, model, attempt, is_fallback, latency_ms, status)
-             VALUES ($1, $2, $3, $4, $5, $6, 0, 'started') RETURNING id::text`,
-      [sessionId, turnId, a.provider, a.model, a.attempt, a.isFallback],
-      { name: 'nestclaw_start_call' },
-    );
-    return rows[0].id;
+  /**
+   * Writes an attempt's `started` row inside a transaction left open: the transport commits it in the
+   * same tick as it writes the request (CallLedger), so a kill leaves both or neither.
+   */
+  async openCall(sessionId: string, turnId: string, a: AttemptStart): Promise<OpenCall> {
+    const tx = await this.db.begin();
+    try {
+      const { rows } = await this.db.query<{ id: string }>(
+        `INSERT INTO llm_calls (session_id, turn_id, provider, model, attempt, is_fallback, latency_ms, status)
+               VALUES ($1, $2, $3, $4, $5, $6, 0, 'started') RETURNING id::text`,
+        [sessionId, turnId, a.provider, a.model, a.attempt, a.isFallback],
+        { client: tx.client, name: 'nestclaw_start_call' },
+      );
+      return { id: rows[0].id, commit: tx.commit, discard: tx.rollback };
+    } catch (e) {
+      await tx.rollback().catch(() => undefined);
+      throw e;
+    }
   }
 
   /** The turn stored for an inbound message, with its final answer when it has one. */

@@ -35,7 +35,7 @@ describe('InterruptedTurns (real database)', () => {
       historyLimit: 50,
       inboundKey,
     });
-    if (requestStarted) await sessions.startCall(sessionId, turnId, call);
+    if (requestStarted) await (await sessions.openCall(sessionId, turnId, call)).commit();
     const linked = (await sessions.findByInbound(inboundKey))!;
     return { sessionId, turnId, inboundKey, linked };
   }

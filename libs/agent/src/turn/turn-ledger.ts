@@ -1,12 +1,10 @@
-import type { AttemptStart, CallLedger } from '@nestclaw/provider';
+import type { AttemptStart, CallLedger, OpenCall } from '@nestclaw/provider';
 import type { TurnRepository } from '../session/turn.repository';
 
 /**
- * A turn's side of the `llm_calls` ledger: every attempt's `started` row is written by the
- * ReliableProvider as its last step before the request is issued (after the breaker, the rate
- * limit and the prompt), so a kill can only leave a row without a request in the few microtasks
- * between this insert returning and the HTTP client writing the request. Writing it earlier (with
- * the turn's first statement) saved a round trip but left the whole prompt build in that window.
+ * A turn's side of the `llm_calls` ledger: each attempt's `started` row is written, uncommitted,
+ * once its request is ready and its connection up, and committed in the same tick as the request is
+ * written (sendGated). A kill leaves both or neither, but for the instant between those two writes.
  */
 export class TurnLedger implements CallLedger {
   constructor(
@@ -15,7 +13,7 @@ export class TurnLedger implements CallLedger {
     private readonly turnId: string,
   ) {}
 
-  started(a: AttemptStart): Promise<string> {
-    return this.sessions.startCall(this.sessionId, this.turnId, a);
+  open(a: AttemptStart): Promise<OpenCall> {
+    return this.sessions.openCall(this.sessionId, this.turnId, a);
   }
 }

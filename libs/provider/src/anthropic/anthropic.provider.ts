@@ -14,6 +14,7 @@ import {
 import { parseRateLimitHeaders } from '../http/rate-limit.headers';
 import { finishOf, systemOf, toolOf, turnsOf, usageOf } from './anthropic.wire';
 import { nodeFetch } from '../http/node-fetch.transport';
+import { gatedFetchOptions } from '../http/gated-send';
 import { classifySdkFailure, probeFailure } from '../http/sdk-errors';
 
 /** `maxTokens` is required by the Messages API: 4096 when not configured. */
@@ -59,7 +60,7 @@ export class AnthropicProvider implements ModelProvider {
   async chat(request: ChatRequest): Promise<ChatResponse> {
     try {
       const { data: msg, response } = await this.client.messages
-        .create({ ...this.params(request), stream: false }, { signal: request.signal })
+        .create({ ...this.params(request), stream: false }, { signal: request.signal, fetchOptions: gatedFetchOptions(request.gate) })
         .withResponse();
       let content = '';
       const toolCalls: ToolCall[] = [];
@@ -88,7 +89,9 @@ export class AnthropicProvider implements ModelProvider {
       ({
         data: stream,
         response: { headers },
-      } = await this.client.messages.create({ ...this.params(request), stream: true }, { signal: request.signal }).withResponse());
+      } = await this.client.messages
+        .create({ ...this.params(request), stream: true }, { signal: request.signal, fetchOptions: gatedFetchOptions(request.gate) })
+        .withResponse());
     } catch (e) {
       throw classifySdkFailure(e, request.signal);
     }

@@ -61,7 +61,7 @@ export class GeminiProvider implements ModelProvider {
   async chat(request: ChatRequest): Promise<ChatResponse> {
     const res = await httpRequest(
       this.url('generateContent'),
-      { headers: this.headers, body: this.body(request), signal: request.signal },
+      { headers: this.headers, body: this.body(request), signal: request.signal, gate: request.gate },
       parseGeminiError,
     );
     const data = await readJson<GeminiResponse>(res, request.signal);
@@ -80,7 +80,7 @@ export class GeminiProvider implements ModelProvider {
   async *chatStream(request: ChatRequest): AsyncIterable<ChatStreamEvent> {
     const res = await httpRequest(
       this.url('streamGenerateContent'),
-      { headers: this.headers, body: this.body(request), signal: request.signal },
+      { headers: this.headers, body: this.body(request), signal: request.signal, gate: request.gate },
       parseGeminiError,
     );
     const nextId = this.ids();

@@ -1,6 +1,8 @@
 import type { ProbeResult } from '../model-provider.port';
 import { classifyHttpFailure, classifyTransportFailure, HttpFailure, parseRetryAfter } from '../provider.errors';
 import { nodeFetch } from './node-fetch.transport';
+import { gatedFetchOptions } from './gated-send';
+import type { CallGate } from '../llm-call.record';
 import { parseRateLimitHeaders } from './rate-limit.headers';
 
 /** Pulls a message (and any backend-specific hints) out of an error response body. */
@@ -11,6 +13,8 @@ export interface HttpRequest {
   headers?: Record<string, string>;
   body?: unknown;
   signal?: AbortSignal;
+  /** The attempt's ledger row, committed as the request is written (CallLedger). */
+  gate?: CallGate;
 }
 
 /**
@@ -25,6 +29,7 @@ export async function httpRequest(url: string, req: HttpRequest, parseError: Err
       headers: { ...(req.body === undefined ? {} : { 'content-type': 'application/json' }), ...req.headers },
       body: req.body === undefined ? undefined : JSON.stringify(req.body),
       signal: req.signal,
+      ...gatedFetchOptions(req.gate),
     });
   } catch (e) {
     throw classifyTransportFailure(e, req.signal);

@@ -1,13 +1,15 @@
 import { Agent as HttpAgent, IncomingMessage, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
+import { GatedInit, sendGated } from './gated-send';
 
 /**
  * A `fetch` for model calls over node:http with keep-alive agents. Measured in `npm run bench`:
  * undici's fetch (what the SDKs use by default) allocated ~50 KB per call and held the gateway's
  * memory high under load; this transport keeps the per-turn cost flat. Bodies of event streams and
  * NDJSON are streamed, everything else is read whole. Failures reject like fetch: a TypeError with
- * the socket error as `cause`, or an AbortError when the signal fires.
+ * the socket error as `cause`, or an AbortError when the signal fires. A request with a ledger gate
+ * is written in the same tick as its row commits (sendGated).
  */
 const agents = {
   'http:': new HttpAgent({ keepAlive: true, maxSockets: 256 }),
@@ -39,7 +41,7 @@ function abortError(signal: AbortSignal): unknown {
   return signal.reason instanceof Error ? signal.reason : new DOMException('This operation was aborted', 'AbortError');
 }
 
-export const nodeFetch: typeof fetch = (input, init = {}) => {
+export const nodeFetch: typeof fetch = (input, init: RequestInit & GatedInit = {}) => {
   const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
   const signal = init.signal ?? undefined;
   if (signal?.aborted) return Promise.reject(abortError(signal));
@@ -71,6 +73,8 @@ export const nodeFetch: typeof fetch = (input, init = {}) => {
       res.on('error', (e) => reject(signal?.aborted ? abortError(signal) : new TypeError('fetch failed', { cause: e })));
     });
     req.on('error', (e) => reject(signal?.aborted ? abortError(signal) : new TypeError('fetch failed', { cause: e })));
-    req.end(body ?? undefined);
+    const { gate } = init;
+    if (gate) sendGated(req, body ?? undefined, { ...init, gate }).catch((e: unknown) => req.destroy(e as Error));
+    else req.end(body ?? undefined);
   });
 };

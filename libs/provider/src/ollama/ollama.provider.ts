@@ -60,7 +60,7 @@ export class OllamaProvider implements ModelProvider {
   async chat(request: ChatRequest): Promise<ChatResponse> {
     const res = await httpRequest(
       `${this.root}/api/chat`,
-      { headers: this.headers, body: this.body(request, false), signal: request.signal },
+      { headers: this.headers, body: this.body(request, false), signal: request.signal, gate: request.gate },
       parseOllamaError,
     );
     const data = await readJson<OllamaChatChunk>(res, request.signal);
@@ -78,7 +78,7 @@ export class OllamaProvider implements ModelProvider {
   async *chatStream(request: ChatRequest): AsyncIterable<ChatStreamEvent> {
     const res = await httpRequest(
       `${this.root}/api/chat`,
-      { headers: this.headers, body: this.body(request, true), signal: request.signal },
+      { headers: this.headers, body: this.body(request, true), signal: request.signal, gate: request.gate },
       parseOllamaError,
     );
     const nextId = this.ids();

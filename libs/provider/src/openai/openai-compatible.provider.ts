@@ -22,6 +22,7 @@ import {
 import { parseRateLimitHeaders } from '../http/rate-limit.headers';
 import { OPENAI_COMPATIBLE_PRESETS, OpenAiPreset } from './openai-presets';
 import { nodeFetch } from '../http/node-fetch.transport';
+import { gatedFetchOptions } from '../http/gated-send';
 import { classifySdkFailure, probeFailure } from '../http/sdk-errors';
 
 export interface OpenAiCompatibleOptions extends BackendOptions {
@@ -214,6 +215,6 @@ export class OpenAiCompatibleProvider implements ModelProvider {
 }
 
 /** OpenAI's `X-Client-Request-Id` ties each request to our ledger row (compatible servers ignore it). */
-function requestOptions(request: ChatRequest): { signal?: AbortSignal; headers?: Record<string, string> } {
-  return { signal: request.signal, ...(request.callId ? { headers: { 'X-Client-Request-Id': `nestclaw-call-${request.callId}` } } : {}) };
+function requestOptions(request: ChatRequest) {
+  return { signal: request.signal, fetchOptions: gatedFetchOptions(request.gate, 'X-Client-Request-Id') };
 }

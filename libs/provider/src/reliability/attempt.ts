@@ -21,8 +21,12 @@ export interface Target {
 export class Attempt {
   private settled = false;
   readonly started = performance.now();
-  /** The ledger row written before the request left (see CallLedger). */
+  /** The ledger row committed as the request left (see CallLedger). */
   ledgerId?: string;
+  /** Settles when the row's COMMIT is acknowledged (or failed). */
+  committed?: Promise<void>;
+  /** Why the row could not be written or committed (the chain stops on it). */
+  ledgerFailure?: unknown;
   /** performance.now() of the first streamed chunk (time to first chunk). */
   private firstChunkAt?: number;
 
