@@ -12,7 +12,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { ScheduleModule, SchedulerRegistry } from '@nestjs/schedule';
 import { execFileSync } from 'node:child_process';
 import { randomUUID, createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeHeapSnapshot } from 'node:v8';
@@ -115,16 +115,41 @@ async function steadyRss(): Promise<void> {
   const env = JSON.parse(process.env.MEMORY_BENCH_CHILD_ENV!) as Record<string, string>;
   const app = await memoryApp(env);
   await app.get(ReindexService).wait();
+  const phases: Record<string, number> = { opened: mb() };
   const recall = app.get(RecallService);
   const set = buildEvalSet();
-  for (const mode of ['keyword', 'vector', 'hybrid'] as RecallMode[])
+  for (const mode of ['keyword', 'vector', 'hybrid'] as RecallMode[]) {
     for (let round = 0; round < 3; round++)
       for (const q of set.queries) await recall.recall({ scope: 'owner', agentId: 'default', query: q.text, topK: 10, mode });
-  console.log(JSON.stringify({ rssMb: mb(), heapUsedMb: Math.round(process.memoryUsage().heapUsed / 2 ** 20) }));
+    phases[mode] = mb();
+  }
+  // File-backed pages (mapped code and data files) are reclaimable page cache; anonymous ones are the process's own.
+  (globalThis as { gc?: () => void }).gc?.();
+  const status = readFileSync('/proc/self/status', 'utf8');
+  const kb = (key: string) => Math.round(Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN) / 1024);
+  console.log(
+    JSON.stringify({
+      anonMb: kb('RssAnon'),
+      fileMb: kb('RssFile'),
+      rssMb: mb(),
+      heapUsedMb: Math.round(process.memoryUsage().heapUsed / 2 ** 20),
+      phases,
+      reindex: app.get(ReindexService).progress.state,
+    }),
+  );
   await app.close();
 }
 
-function childRss(env: Record<string, string>): { rssMb: number; heapUsedMb: number } {
+interface RestingProcess {
+  rssMb: number;
+  anonMb: number;
+  fileMb: number;
+  heapUsedMb: number;
+  phases: Record<string, number>;
+  reindex: string;
+}
+
+function childRss(env: Record<string, string>): RestingProcess {
   const out = execFileSync(
     process.execPath,
     [
@@ -404,7 +429,7 @@ async function main(): Promise<void> {
   await app.close();
   const restLoaded = childRss(env);
   log(
-    `steady state (a fresh process opening the index and answering the queries): ${restSmall.rssMb} MB at ${smallChunks} chunks, ${restLoaded.rssMb} MB at ${CHUNKS}: +${restLoaded.rssMb - restSmall.rssMb} MB (target ≤ +150 MB; V8 heap used +${restLoaded.heapUsedMb - restSmall.heapUsedMb} MB)`,
+    `steady state (a fresh process opening the index and answering the queries): ${restSmall.rssMb} MB at ${smallChunks} chunks, ${restLoaded.rssMb} MB at ${CHUNKS}: +${restLoaded.rssMb - restSmall.rssMb} MB (target ≤ +150 MB; anonymous +${restLoaded.anonMb - restSmall.anonMb} MB, file-backed +${restLoaded.fileMb - restSmall.fileMb} MB; V8 heap used +${restLoaded.heapUsedMb - restSmall.heapUsedMb} MB; RSS after opening and after each mode: ${JSON.stringify(restSmall.phases)} → ${JSON.stringify(restLoaded.phases)}; reindex ${restSmall.reindex} / ${restLoaded.reindex})`,
   );
   rmSync(home, { recursive: true, force: true });
   await scratch?.drop();

@@ -11,6 +11,11 @@ export async function createScalarIndices(table: Table): Promise<void> {
   await table.createIndex('memory_id', { config: Index.btree(), replace: true });
 }
 
+/** Rows written after the last optimize pass (outside the indices until the next one). */
+export async function unindexedRows(table: Table): Promise<number> {
+  return (await table.indexStats('scope_idx'))?.numUnindexedRows ?? 0;
+}
+
 export async function hasScalarIndices(table: Table): Promise<boolean> {
   return (await table.listIndices()).some((i) => i.columns.includes('scope'));
 }
