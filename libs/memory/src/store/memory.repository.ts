@@ -163,14 +163,17 @@ export class MemoryRepository {
    */
   async hydrate(chunkIds: string[], scope: string, agentId: string): Promise<HydratedChunk[]> {
     if (chunkIds.length === 0) return [];
-    // Driven from the id list (primary-key lookups; OFFSET 0 keeps the planner from flattening it into a scan of the person's rows).
+    // Driven from the id list: the chunks by primary key, then each one's memory by primary key. The
+    // memory is a LATERAL subquery kept apart (OFFSET 0), so a planner without statistics (a young
+    // database) cannot turn it around into "every memory of this person × a scan of the chunks",
+    // which made recall grow with the corpus (5.6 ms at 300 memories).
     const { rows } = await this.db.pool.query<HydratedChunk>(
       `SELECT c.id::text AS "chunkId", c.memory_id AS "memoryId", m.scope, m.agent_id AS "agentId", c.text,
               c.content_hash AS "contentHash", m.source, m.source_key AS "sourceKey",
               m.superseded_at IS NOT NULL AS superseded, m.created_at AS "createdAt"
-         FROM (SELECT * FROM memory_chunks WHERE id = ANY($1::bigint[]) OFFSET 0) c
-         JOIN memories m ON m.id = c.memory_id
-        WHERE m.deleted_at IS NULL AND m.scope = $2 AND m.agent_id = $3`,
+         FROM memory_chunks c
+        CROSS JOIN LATERAL (SELECT * FROM memories WHERE id = c.memory_id OFFSET 0) m
+        WHERE c.id = ANY($1::bigint[]) AND m.deleted_at IS NULL AND m.scope = $2 AND m.agent_id = $3`,
       [chunkIds, scope, agentId],
     );
     return rows;
