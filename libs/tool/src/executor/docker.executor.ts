@@ -5,6 +5,9 @@ import { SANDBOX_UID } from '../workspace/workspace.locator';
 import { SandboxedFileOps } from './sandboxed-file-ops';
 import type { DirEntry, ExecRequest, ExecResult, ExecutorProbe, FileRequest, ToolExecutor } from './tool-executor.port';
 
+/** How long a finished run's output may still take to arrive through the attached stream. */
+const OUTPUT_DRAIN_MS = 2_000;
+
 const DEFAULT_MAX_FILE_BYTES = 256 * 1024 * 1024;
 
 export interface DockerExecutorOptions {
@@ -103,12 +106,22 @@ export class DockerExecutor implements ToolExecutor {
       so.on('data', (d: Buffer) => out.push(d));
       se.on('data', (d: Buffer) => err.push(d));
       container.modem.demuxStream(stream, so, se);
+      const drained = new Promise<void>((resolve) => {
+        stream.once('end', resolve);
+        stream.once('close', resolve);
+        stream.once('error', () => resolve());
+      });
       await container.start();
       if (req.stdin !== undefined) {
         stream.write(req.stdin);
         (stream as unknown as { end(): void }).end();
       }
       const res = (await container.wait()) as { StatusCode: number };
+      // The daemon can report the exit before the attached stream has delivered the last output (seen
+      // under load: a run's final line missing): wait for the stream to end, bounded, then one tick
+      // for the demuxed chunks still queued on their way to the buffers.
+      await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, OUTPUT_DRAIN_MS).unref())]);
+      await new Promise((resolve) => setImmediate(resolve));
       return {
         exitCode: res.StatusCode,
         signal: res.StatusCode === 137 ? 'SIGKILL' : null,
