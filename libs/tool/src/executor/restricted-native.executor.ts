@@ -112,6 +112,10 @@ export class RestrictedNativeExecutor implements ToolExecutor {
       ...req.argv,
     ];
     const [file, ...args] = argv;
+    // Every kill this run starts is awaited before the next run of the workspace (the same uid) may
+    // start: a sweep still polling /proc would otherwise kill the next run's first process (seen
+    // under CI load as a file write ending with no exit code).
+    const sweeps: Promise<void>[] = [];
     try {
       return await runProcess(file, args, {
         stdin: req.stdin,
@@ -120,9 +124,10 @@ export class RestrictedNativeExecutor implements ToolExecutor {
         cwd: req.workspace.hostPath,
         env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: req.workspace.hostPath, LANG: 'C.UTF-8' },
         signal,
-        onKill: () => void killUid(uid),
+        onKill: () => sweeps.push(killUid(uid)),
       });
     } finally {
+      await Promise.all(sweeps);
       await killUid(uid);
     }
   }
