@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AgentConfig, ConfigService } from '@nestclaw/config';
 import { SkillCatalog, skillsPromptText } from '../skills/skill.catalog';
 import { BootstrapFiles } from './bootstrap-files';
+import { localTime } from './local-time';
 
 export type PromptMode = AgentConfig['prompt_mode'];
 
@@ -80,8 +81,7 @@ function dynamicContext(req: PromptRequest): string {
   const tz = req.agent.timezone;
   let local: string;
   try {
-    local = now.toLocaleString('sv-SE', { timeZone: tz, hour12: false }).slice(0, 16);
-    local += ` ${now.toLocaleDateString('en-US', { timeZone: tz, weekday: 'long' })}`;
+    local = localTime(now, tz);
   } catch {
     local = `${now.toISOString().slice(0, 16).replace('T', ' ')} (UTC; "${tz}" is not a valid time zone)`;
   }

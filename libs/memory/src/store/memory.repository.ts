@@ -8,8 +8,7 @@ const MEMORY_COLUMNS = `id, scope, agent_id AS "agentId", content, source, sourc
 
 /** What an index row holds (IndexableChunk), from memory_chunks c JOIN memories m. */
 const INDEXABLE_COLUMNS = `c.id::text AS "chunkId", c.memory_id AS "memoryId", m.scope, m.agent_id AS "agentId", c.text,
-  c.content_hash AS "contentHash", m.source, m.source_key AS "sourceKey", (extract(epoch FROM m.created_at) * 1000)::float8 AS "createdAt",
-  m.superseded_at IS NOT NULL AS superseded`;
+  c.content_hash AS "contentHash"`;
 
 const chunkArrays = (m: NewMemory) => [
   m.chunks.map((_, i) => i),

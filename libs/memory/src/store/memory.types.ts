@@ -35,7 +35,7 @@ export interface NewMemory {
   chunks: NewChunk[];
 }
 
-/** A chunk as the index needs it (from Postgres). */
+/** A chunk as the index needs it (from Postgres): search columns and what keys its embedding. */
 export interface IndexableChunk {
   chunkId: string;
   memoryId: string;
@@ -43,14 +43,12 @@ export interface IndexableChunk {
   agentId: string;
   text: string;
   contentHash: string;
-  source: MemorySource;
-  sourceKey: string | null;
-  /** Milliseconds since the epoch. */
-  createdAt: number;
-  superseded: boolean;
 }
 
 /** A recall candidate re-read from the truth. */
-export interface HydratedChunk extends Omit<IndexableChunk, 'createdAt'> {
+export interface HydratedChunk extends IndexableChunk {
+  source: MemorySource;
+  sourceKey: string | null;
+  superseded: boolean;
   createdAt: string;
 }
