@@ -18,6 +18,8 @@ export const TOKEN = 'bench-token-0123456789abcdef';
 export const HISTORY_LIMIT = 40;
 /** Sequential, streaming and soak conversations start a new session every this many turns. */
 export const SESSION_TURNS = 10;
+/** glibc allocator settings the gateway runs with (`npm start`, the Dockerfile), so gateways here run as users run them. */
+export const GATEWAY_ALLOCATOR_ENV = { MALLOC_ARENA_MAX: '2', MALLOC_TRIM_THRESHOLD_: '131072', MALLOC_MMAP_THRESHOLD_: '131072' };
 
 // ───────────────────────────── processes and cleanup ─────────────────────────────
 

@@ -3,7 +3,10 @@
  * recall quality per mode and language on test/fixtures/memory/eval-set.ts, then scale figures at
  * 100k chunks (MEMORY_BENCH_CHUNKS): ingest rate, index lag, recall latency per mode, reindex time
  * with cached embeddings, RSS. Embeddings come from a deterministic local embedder (feature hashing
- * of the shared tokenizer's terms): it carries lexical signal only, no paraphrase knowledge.
+ * of the shared tokenizer's terms, each into 2 of 256 slots): it carries lexical signal only, no
+ * paraphrase knowledge.
+ * Options: --quality (the evaluation set only, with the queries whose rank hybrid changes);
+ * MEMORY_BENCH_KEEP=1 keeps the database and index and prints the environment that reopens them.
  */
 import 'reflect-metadata';
 import { Global, Module } from '@nestjs/common';
@@ -33,14 +36,18 @@ import { buildEvalSet, Lang } from '../fixtures/memory/eval-set';
 import { tryScratchDatabase } from '../support/scratch-database';
 
 const CHUNKS = Number(process.env.MEMORY_BENCH_CHUNKS ?? 100_000);
+/** `--quality`: the evaluation set only, and the queries whose answer hybrid ranks differently from keyword. */
+const QUALITY_ONLY = process.argv.includes('--quality');
 const DIMS = 256;
+
+/** Slots per feature: a collision in one slot moves only part of a feature's weight (one slot of 256 cancelled whole facts' matches). */
+const SLOTS = Number(process.env.MEMORY_BENCH_SLOTS ?? 2);
 
 function localEmbedding(text: string): number[] {
   const v = new Float64Array(DIMS);
-  const feats = [...queryTerms(text)];
-  for (const f of feats) {
+  for (const f of queryTerms(text)) {
     const h = createHash('md5').update(f).digest();
-    v[h.readUInt16LE(0) % DIMS] += h[2] & 1 ? 1 : -1;
+    for (let s = 0; s < SLOTS; s++) v[h.readUInt16LE(s * 3) % DIMS] += h[s * 3 + 2] & 1 ? 1 : -1;
   }
   const norm = Math.hypot(...v) || 1;
   return Array.from(v, (x) => x / norm);
@@ -69,6 +76,9 @@ const mb = () => {
   (globalThis as { gc?: () => void }).gc?.();
   return Math.round(process.memoryUsage().rss / 1024 / 1024);
 };
+/** The glibc allocator settings this process runs with (`npm run bench:memory` sets those of `npm start`). */
+const allocatorEnv = () =>
+  ['MALLOC_ARENA_MAX', 'MALLOC_TRIM_THRESHOLD_', 'MALLOC_MMAP_THRESHOLD_'].map((k) => `${k}=${process.env[k] ?? 'unset'}`).join(' ');
 const load = () =>
   loadavg()
     .map((x) => x.toFixed(2))
@@ -85,6 +95,30 @@ async function drained(db: DatabaseService, worker: IndexWorker): Promise<void> 
     const { rows } = await db.pool.query<{ n: string }>(`SELECT count(*) AS n FROM index_queue WHERE parked_at IS NULL`);
     if (rows[0].n === '0') return;
     await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Queries whose answer moves between keyword and hybrid ranking (what a fusion change does). */
+async function rankChanges(
+  set: ReturnType<typeof buildEvalSet>,
+  ids: Map<string, string>,
+  recall: RecallService,
+  log: (line: string) => void,
+): Promise<void> {
+  const ranked = async (text: string, answer: string, mode: RecallMode) => {
+    const res = await recall.recall({ scope: 'owner', agentId: 'default', query: text, topK: 10, mode });
+    return { rank: res.results.findIndex((h) => h.id === ids.get(answer)) + 1, top: res.results[0]?.content ?? '' };
+  };
+  log('\nanswer rank, keyword → hybrid (0 = not in the top 10), and what ranks first in vector and hybrid:');
+  for (const q of set.queries) {
+    if (!q.answer) continue;
+    const [k, h, v] = [
+      await ranked(q.text, q.answer, 'keyword'),
+      await ranked(q.text, q.answer, 'hybrid'),
+      await ranked(q.text, q.answer, 'vector'),
+    ];
+    if (k.rank !== h.rank)
+      log(`  ${k.rank} → ${h.rank}  ${q.lang}  ${q.text}  (vector rank ${v.rank}; vector first: ${v.top}; hybrid first: ${h.top})`);
   }
 }
 
@@ -118,9 +152,16 @@ async function steadyRss(): Promise<void> {
   const phases: Record<string, number> = { opened: mb() };
   const recall = app.get(RecallService);
   const set = buildEvalSet();
+  const p50: Record<string, string> = {};
   for (const mode of ['keyword', 'vector', 'hybrid'] as RecallMode[]) {
+    const times: number[] = [];
     for (let round = 0; round < 3; round++)
-      for (const q of set.queries) await recall.recall({ scope: 'owner', agentId: 'default', query: q.text, topK: 10, mode });
+      for (const q of set.queries) {
+        const t = performance.now();
+        await recall.recall({ scope: 'owner', agentId: 'default', query: q.text, topK: 10, mode });
+        times.push(performance.now() - t);
+      }
+    p50[mode] = pct(times, 50).toFixed(2);
     phases[mode] = mb();
   }
   // File-backed pages (mapped code and data files) are reclaimable page cache; anonymous ones are the process's own.
@@ -133,7 +174,10 @@ async function steadyRss(): Promise<void> {
       fileMb: kb('RssFile'),
       rssMb: mb(),
       heapUsedMb: Math.round(process.memoryUsage().heapUsed / 2 ** 20),
+      externalMb: Math.round(process.memoryUsage().external / 2 ** 20),
+      heapTotalMb: Math.round(process.memoryUsage().heapTotal / 2 ** 20),
       phases,
+      recallP50Ms: p50,
       reindex: app.get(ReindexService).progress.state,
     }),
   );
@@ -271,6 +315,13 @@ async function main(): Promise<void> {
     log(`hybrid MRR ${mrrByMode.hybrid.toFixed(3)} vs keyword ${mrrByMode.keyword.toFixed(3)} (target: hybrid ≥ keyword)`);
   };
   await quality('(empty index)');
+  if (QUALITY_ONLY) {
+    await rankChanges(set, ids, recall, log);
+    await app.close();
+    rmSync(home, { recursive: true, force: true });
+    await scratch?.drop();
+    return;
+  }
 
   // ---- ingest rate and index lag (through MemoryService.store, the worker running)
   const words = [
@@ -421,7 +472,7 @@ async function main(): Promise<void> {
   const mem = process.memoryUsage();
   const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
   log(
-    `\nRSS: ${rssBefore} MB before loading, ${rssAfter} MB with ${CHUNKS} chunks indexed and queried (+${rssAfter - rssBefore} MB; target ≤ +150 MB), after a full GC each; of the increase: V8 heap used +${mib(mem.heapUsed - heapBefore.heapUsed)} MB (committed +${mib(mem.heapTotal - heapBefore.heapTotal)} MB), external (ArrayBuffers, native handles) +${mib(mem.external - heapBefore.external)} MB, the rest native (LanceDB, allocator) and V8 pages not yet returned; MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? 'unset'}`,
+    `\nRSS: ${rssBefore} MB before loading, ${rssAfter} MB with ${CHUNKS} chunks indexed and queried (+${rssAfter - rssBefore} MB; target ≤ +150 MB), after a full GC each; of the increase: V8 heap used +${mib(mem.heapUsed - heapBefore.heapUsed)} MB (committed +${mib(mem.heapTotal - heapBefore.heapTotal)} MB), external (ArrayBuffers, native handles) +${mib(mem.external - heapBefore.external)} MB, the rest native (LanceDB, allocator) and V8 pages not yet returned; allocator ${allocatorEnv()}`,
   );
 
   // For finding what holds the heap: MEMORY_BENCH_HEAP_SNAPSHOT=<file>.
@@ -429,8 +480,13 @@ async function main(): Promise<void> {
   await app.close();
   const restLoaded = childRss(env);
   log(
-    `steady state (a fresh process opening the index and answering the queries): ${restSmall.rssMb} MB at ${smallChunks} chunks, ${restLoaded.rssMb} MB at ${CHUNKS}: +${restLoaded.rssMb - restSmall.rssMb} MB (target ≤ +150 MB; anonymous +${restLoaded.anonMb - restSmall.anonMb} MB, file-backed +${restLoaded.fileMb - restSmall.fileMb} MB; V8 heap used +${restLoaded.heapUsedMb - restSmall.heapUsedMb} MB; RSS after opening and after each mode: ${JSON.stringify(restSmall.phases)} → ${JSON.stringify(restLoaded.phases)}; reindex ${restSmall.reindex} / ${restLoaded.reindex})`,
+    `steady state (a fresh process opening the index and answering the queries): ${restSmall.rssMb} MB at ${smallChunks} chunks, ${restLoaded.rssMb} MB at ${CHUNKS}: +${restLoaded.rssMb - restSmall.rssMb} MB (target ≤ +150 MB; anonymous +${restLoaded.anonMb - restSmall.anonMb} MB, file-backed +${restLoaded.fileMb - restSmall.fileMb} MB; V8 heap used +${restLoaded.heapUsedMb - restSmall.heapUsedMb} MB; RSS after opening and after each mode: ${JSON.stringify(restSmall.phases)} → ${JSON.stringify(restLoaded.phases)}; reindex ${restSmall.reindex} / ${restLoaded.reindex}; allocator ${allocatorEnv()})`,
   );
+  if (process.env.MEMORY_BENCH_KEEP) {
+    // For measuring the serving process again without rebuilding: MEMORY_BENCH_CHILD_ENV='<this>' … --steady-rss
+    log(`kept the database and index: MEMORY_BENCH_CHILD_ENV='${JSON.stringify(env)}'`);
+    return;
+  }
   rmSync(home, { recursive: true, force: true });
   await scratch?.drop();
 }
