@@ -410,7 +410,7 @@ async function main(): Promise<void> {
   const cachedBuild = (performance.now() - t0) / 1000;
   const cachedCpu = cpuSince(cpu);
   log(
-    `\n## ${CHUNKS} chunks: first build ${firstBuild.toFixed(1)} s (process CPU ${firstCpu.toFixed(1)} s), reindex with cached embeddings ${cachedBuild.toFixed(1)} s (process CPU ${cachedCpu.toFixed(1)} s; target ≤ 60 s); load average ${load()}`,
+    `\n## ${CHUNKS} chunks: first build ${firstBuild.toFixed(1)} s (process CPU ${firstCpu.toFixed(1)} s), reindex with cached embeddings ${cachedBuild.toFixed(1)} s (process CPU ${cachedCpu.toFixed(1)} s; target ≤ 60 s at 100k); load average ${load()}`,
   );
   log(`reindex state: ${JSON.stringify(reindex.progress)}`);
   for (const mode of ['keyword', 'vector', 'hybrid'] as RecallMode[]) {
@@ -424,7 +424,7 @@ async function main(): Promise<void> {
       }
     }
     log(
-      `recall ${mode} at ${CHUNKS}: p50 ${ms(pct(times, 50))}, p95 ${ms(pct(times, 95))}, p99 ${ms(pct(times, 99))}, process CPU ${ms((cpuSince(cpu) * 1000) / times.length)} per recall (target p95 ≤ 10 ms)`,
+      `recall ${mode} at ${CHUNKS}: p50 ${ms(pct(times, 50))}, p95 ${ms(pct(times, 95))}, p99 ${ms(pct(times, 99))}, process CPU ${ms((cpuSince(cpu) * 1000) / times.length)} per recall (target p95 ≤ ${CHUNKS > 100_000 ? '50 ms at 1M' : '10 ms at 100k'} chunks)`,
     );
   }
 

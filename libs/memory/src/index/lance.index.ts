@@ -2,6 +2,7 @@ import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { Connection, connect, Session, Table } from '@lancedb/lancedb';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { heapHeadroomWarning } from './heap-headroom';
 import { INDEX_SCHEMA_VERSION, IndexVersion, StoredIndexVersion } from './index-version';
 import { IndexRow, schemaFor, toArrow } from './index-arrow';
 import { KeywordHit, KeywordIndex } from './keyword.index';
@@ -73,6 +74,8 @@ export class LanceIndex implements OnApplicationShutdown {
       if (!(await this.db.tableNames()).includes(stored.table)) return undefined;
       const table = await this.db.openTable(stored.table);
       this.keywords = await loadKeywords(table);
+      const tight = heapHeadroomWarning(this.keywords.size);
+      if (tight) this.logger.warn(tight);
       this.table = table;
       this.stored = stored;
       // Rows written after the last optimize before a stop are folded in by the next idle pass.
@@ -206,6 +209,8 @@ export class LanceIndex implements OnApplicationShutdown {
           await this.dropStrays(name);
           // The connection that wrote the build holds memory for every version it made.
           await this.reconnect();
+          const tight = heapHeadroomWarning(keywords.size);
+          if (tight) this.logger.warn(tight);
         }),
       abandon: async () => {
         this.building = false;
