@@ -8,7 +8,7 @@ describe('memory recall in turns', () => {
   let h: Harness;
   beforeAll(async () => {
     // A generous recall budget: these tests are about what is recalled, and the shared CI machine can be slow.
-    h = await startHarness({ config: { memory: { files: { scan_interval: 200 }, recall: { timeout: 1000 } } } });
+    h = await startHarness({ config: { memory: { files: { scan_interval: 200 }, recall: { timeout: 5000 } } } });
   });
   afterAll(() => h.stop());
 
