@@ -3,6 +3,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { samplerFromEnv, SqlNoiseSampler } from './sql-noise.sampler';
+import { WorkContextManager } from './work-context.manager';
 
 export interface TracingHandle {
   shutdown(): Promise<void>;
@@ -42,6 +43,7 @@ export function startTracing(env: NodeJS.ProcessEnv = process.env, version = '0.
       'service.version': version,
     }),
     sampler: new SqlNoiseSampler(samplerFromEnv(env)),
+    contextManager: new WorkContextManager(),
     spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter(), batch)],
     instrumentations: [],
     ...(env.OTEL_METRICS_EXPORTER ? {} : { metricReaders: [] }),
