@@ -1,26 +1,19 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { LogContext, workContext } from '../context/work-context';
 
-/** Ids attached to every log line written while a request or turn is being handled. */
-export interface LogContext {
-  requestId?: string;
-  sessionId?: string;
-  turnId?: string;
-  agent?: string;
-}
-
-const storage = new AsyncLocalStorage<LogContext>();
+export type { LogContext } from '../context/work-context';
 
 /** Runs `fn` with `ids` added to the current context (a copy: the caller's context is unchanged). */
 export function withLogContext<T>(ids: LogContext, fn: () => T): T {
-  return storage.run({ ...storage.getStore(), ...ids }, fn);
+  const current = workContext.getStore();
+  return workContext.run({ log: { ...current?.log, ...ids }, trace: current?.trace }, fn);
 }
 
 export function currentLogContext(): LogContext | undefined {
-  return storage.getStore();
+  return workContext.getStore()?.log;
 }
 
 /** Adds ids learned part-way (the turn id is made once the turn opens) to the running context. */
 export function addToLogContext(ids: LogContext): void {
-  const store = storage.getStore();
-  if (store) Object.assign(store, ids);
+  const log = workContext.getStore()?.log;
+  if (log) Object.assign(log, ids);
 }

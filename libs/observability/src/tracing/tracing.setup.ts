@@ -2,7 +2,8 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { samplerFromEnv, SqlNoiseSampler } from './sql-noise.sampler';
+import { samplerFromEnv } from './sampler.from-env';
+import { WorkContextManager } from './work-context.manager';
 
 export interface TracingHandle {
   shutdown(): Promise<void>;
@@ -41,7 +42,8 @@ export function startTracing(env: NodeJS.ProcessEnv = process.env, version = '0.
       'service.name': env.OTEL_SERVICE_NAME ?? 'nestclaw',
       'service.version': version,
     }),
-    sampler: new SqlNoiseSampler(samplerFromEnv(env)),
+    sampler: samplerFromEnv(env),
+    contextManager: new WorkContextManager(),
     spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter(), batch)],
     instrumentations: [],
     ...(env.OTEL_METRICS_EXPORTER ? {} : { metricReaders: [] }),
