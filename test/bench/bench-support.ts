@@ -1,7 +1,8 @@
 /**
  * The processes and clients the benchmarks share: the fake LLM and the gateway as child processes
  * (the gateway from the webpack bundle, as users run it), a throw-away PostgreSQL database, an HTTP
- * client with timings, and the conversation loops. Used by gateway.bench.ts and soak.bench.ts.
+ * client with timings, and the conversation loops. Used by gateway.bench.ts and soak.bench.ts (and the
+ * gateway flags by observability.bench.ts).
  */
 import { ChildProcess, fork, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -20,6 +21,8 @@ export const HISTORY_LIMIT = 40;
 export const SESSION_TURNS = 10;
 /** glibc allocator settings the gateway runs with (`npm start`, the Dockerfile), so gateways here run as users run them. */
 export const GATEWAY_ALLOCATOR_ENV = { MALLOC_ARENA_MAX: '2', MALLOC_TRIM_THRESHOLD_: '131072', MALLOC_MMAP_THRESHOLD_: '131072' };
+/** Node flags `npm start` and the Dockerfile give the gateway (through NODE_OPTIONS). */
+export const GATEWAY_NODE_FLAGS = ['--max-old-space-size=256', '--max-semi-space-size=1'];
 
 // ───────────────────────────── processes and cleanup ─────────────────────────────
 

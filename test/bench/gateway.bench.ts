@@ -75,6 +75,7 @@ import {
   type PromptTemplate,
   type WireMessage,
   GATEWAY_ALLOCATOR_ENV,
+  GATEWAY_NODE_FLAGS,
 } from './bench-support';
 
 const RESULTS_DIR = join(ROOT, 'bench-results');
@@ -229,7 +230,7 @@ async function main(): Promise<number> {
     ),
     // The heap cap `npm start` and the Dockerfile use: without it V8 keeps growing the heap under
     // steady load (heapUsed after GC stays flat; RSS does not), which the RSS-growth target measures.
-    NODE_OPTIONS: process.env.NESTCLAW_BENCH_GATEWAY_NODE_OPTIONS ?? '--max-old-space-size=256',
+    NODE_OPTIONS: process.env.NESTCLAW_BENCH_GATEWAY_NODE_OPTIONS ?? GATEWAY_NODE_FLAGS.join(' '),
     ...GATEWAY_ALLOCATOR_ENV,
   };
   const pgEnv = { ...baseEnv, DATABASE_URL: databaseUrl };

@@ -29,6 +29,7 @@ import { Agent, createServer, request as httpRequest } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createScratchDatabase } from '../support/scratch-database';
+import { GATEWAY_ALLOCATOR_ENV, GATEWAY_NODE_FLAGS } from './bench-support';
 
 const ROOT = resolve(__dirname, '../..');
 const GATEWAY_MAIN = join(ROOT, 'dist/apps/gateway/main.js');
@@ -114,10 +115,11 @@ async function startGateway(mode: string, config: Record<string, unknown>, env: 
   cleanups.push(() => rmSync(home, { recursive: true, force: true }));
   writeFileSync(join(home, 'config.yaml'), JSON.stringify(config));
   const preload = profile ? ['-r', join(__dirname, 'cpu-profile.preload.js')] : [];
-  const child: ChildProcess = spawn(process.execPath, ['--max-old-space-size=256', ...preload, GATEWAY_MAIN, '--port', '0'], {
+  const child: ChildProcess = spawn(process.execPath, [...GATEWAY_NODE_FLAGS, ...preload, GATEWAY_MAIN, '--port', '0'], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH,
+      ...GATEWAY_ALLOCATOR_ENV,
       NESTCLAW_HOME: home,
       NESTCLAW_TOKEN: TOKEN,
       DATABASE_URL: await createDatabase(),
