@@ -2,7 +2,6 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { samplerFromEnv } from './sampler.from-env';
 import { WorkContextManager } from './work-context.manager';
 
 export interface TracingHandle {
@@ -26,7 +25,8 @@ const BATCH_DEFAULTS = { maxExportBatchSize: 2048, maxQueueSize: 16_384, schedul
 /**
  * Starts the OpenTelemetry SDK: OTLP/HTTP trace export configured by the standard variables
  * (OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT, _HEADERS, OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES,
- * OTEL_TRACES_SAMPLER…, OTEL_BSP_*). Off, and nothing loaded into the tracer, unless an endpoint is set.
+ * OTEL_TRACES_SAMPLER…, OTEL_BSP_*; the SDK builds the sampler from them, parentbased_always_on by
+ * default). Off, and nothing loaded into the tracer, unless an endpoint is set.
  * No auto-instrumentation: nestclaw opens its own spans (transport, turn, model, tool) and one span
  * per SQL statement through libs/db's statement observer (traceStatement), which costs a fraction
  * of auto-instrumentation's patching. OTLP metrics and logs stay off unless OTEL_METRICS_EXPORTER /
@@ -42,7 +42,6 @@ export function startTracing(env: NodeJS.ProcessEnv = process.env, version = '0.
       'service.name': env.OTEL_SERVICE_NAME ?? 'nestclaw',
       'service.version': version,
     }),
-    sampler: samplerFromEnv(env),
     contextManager: new WorkContextManager(),
     spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter(), batch)],
     instrumentations: [],
