@@ -98,6 +98,9 @@ async function drained(db: DatabaseService, worker: IndexWorker): Promise<void> 
   }
 }
 
+/** 1-based rank of the answering memory among the results, 0 when absent. */
+const answerRank = (results: readonly { id: string }[], answerId: string | undefined) => results.findIndex((h) => h.id === answerId) + 1;
+
 /** Queries whose answer moves between keyword and hybrid ranking (what a fusion change does). */
 async function rankChanges(
   set: ReturnType<typeof buildEvalSet>,
@@ -107,7 +110,7 @@ async function rankChanges(
 ): Promise<void> {
   const ranked = async (text: string, answer: string, mode: RecallMode) => {
     const res = await recall.recall({ scope: 'owner', agentId: 'default', query: text, topK: 10, mode });
-    return { rank: res.results.findIndex((h) => h.id === ids.get(answer)) + 1, top: res.results[0]?.content ?? '' };
+    return { rank: answerRank(res.results, ids.get(answer)), top: res.results[0]?.content ?? '' };
   };
   log('\nanswer rank, keyword → hybrid (0 = not in the top 10), and what ranks first in vector and hybrid:');
   for (const q of set.queries) {
@@ -152,7 +155,7 @@ async function steadyRss(): Promise<void> {
   const phases: Record<string, number> = { opened: mb() };
   const recall = app.get(RecallService);
   const set = buildEvalSet();
-  const p50: Record<string, string> = {};
+  const latency: Record<string, string> = {};
   for (const mode of ['keyword', 'vector', 'hybrid'] as RecallMode[]) {
     const times: number[] = [];
     for (let round = 0; round < 3; round++)
@@ -161,7 +164,7 @@ async function steadyRss(): Promise<void> {
         await recall.recall({ scope: 'owner', agentId: 'default', query: q.text, topK: 10, mode });
         times.push(performance.now() - t);
       }
-    p50[mode] = `${pct(times, 50).toFixed(2)} / ${pct(times, 95).toFixed(2)}`;
+    latency[mode] = `${pct(times, 50).toFixed(2)} / ${pct(times, 95).toFixed(2)}`;
     phases[mode] = mb();
   }
   // File-backed pages (mapped code and data files) are reclaimable page cache; anonymous ones are the process's own.
@@ -177,7 +180,7 @@ async function steadyRss(): Promise<void> {
       externalMb: Math.round(process.memoryUsage().external / 2 ** 20),
       heapTotalMb: Math.round(process.memoryUsage().heapTotal / 2 ** 20),
       phases,
-      recallP50P95Ms: p50,
+      recallP50P95Ms: latency,
       reindex: app.get(ReindexService).progress.state,
     }),
   );
@@ -264,7 +267,7 @@ async function main(): Promise<void> {
       if (!q.answer) continue;
       answerable++;
       const res = await recall.recall({ scope: 'owner', agentId: 'default', query: q.text, topK: 10, mode });
-      const rank = res.results.findIndex((h) => h.id === ids.get(q.answer!)) + 1;
+      const rank = answerRank(res.results, ids.get(q.answer!));
       if (rank > 0) mrr += 1 / rank;
     }
     return mrr / answerable;
@@ -294,7 +297,7 @@ async function main(): Promise<void> {
             continue;
           }
           answerable++;
-          const rank = res.results.findIndex((h) => h.id === ids.get(q.answer!)) + 1;
+          const rank = answerRank(res.results, ids.get(q.answer!));
           if (rank > 0 && rank <= 5) r5++;
           if (rank > 0) {
             ndcg += 1 / Math.log2(rank + 1);

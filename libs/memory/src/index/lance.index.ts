@@ -74,8 +74,7 @@ export class LanceIndex implements OnApplicationShutdown {
       if (!(await this.db.tableNames()).includes(stored.table)) return undefined;
       const table = await this.db.openTable(stored.table);
       this.keywords = await loadKeywords(table);
-      const tight = heapHeadroomWarning(this.keywords.size);
-      if (tight) this.logger.warn(tight);
+      this.warnIfHeapTight();
       this.table = table;
       this.stored = stored;
       // Rows written after the last optimize before a stop are folded in by the next idle pass.
@@ -158,6 +157,12 @@ export class LanceIndex implements OnApplicationShutdown {
   }
 
   /** A fresh connection and table handle (see OPTIMIZE_AFTER_WRITES); the old ones close once their queries are done. */
+  /** After the keyword index is loaded or rebuilt: it lives in the JavaScript heap. */
+  private warnIfHeapTight(): void {
+    const warning = heapHeadroomWarning(this.keywords.size);
+    if (warning) this.logger.warn(warning);
+  }
+
   private async reconnect(): Promise<void> {
     const name = this.stored?.table;
     if (!name) return;
@@ -209,8 +214,7 @@ export class LanceIndex implements OnApplicationShutdown {
           await this.dropStrays(name);
           // The connection that wrote the build holds memory for every version it made.
           await this.reconnect();
-          const tight = heapHeadroomWarning(keywords.size);
-          if (tight) this.logger.warn(tight);
+          this.warnIfHeapTight();
         }),
       abandon: async () => {
         this.building = false;
