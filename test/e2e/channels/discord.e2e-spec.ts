@@ -118,6 +118,8 @@ describe('Discord channel (discord.js against a fake REST API and gateway)', () 
     dc.press(dana, card, deny[1]);
     await dc.waitFor(() => card.current.startsWith('Denied: shell'), 5_000, 'card updated');
     expect(card.components).toEqual([]);
+    // The denied call goes back to the model, which answers; later tests count model calls from here.
+    await dc.waitFor(() => texts(channelId).some((t) => t.startsWith('tool said: denied')), 10_000, 'answer after the denial');
     const approvalId = /^ap:(.+):d$/.exec(deny[1])![1];
     const { rows } = await h.gateway.app
       .get(DatabaseService)

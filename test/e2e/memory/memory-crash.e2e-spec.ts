@@ -6,7 +6,7 @@ import { FakeOpenAiServer } from '../../fixtures/fake-openai.server';
 import { GatewayProcess, spawnGateway } from '../../support/gateway-process';
 import { TEST_TOKEN } from '../../support/gateway-harness';
 import { createTestDatabase, seedEmbeddedHome, TestDatabase } from '../../support/test-database';
-import { memoryPrompt, waitFor } from './memory-spec.support';
+import { turnMemoryPrompt, waitFor } from './memory-spec.support';
 
 type Status = { queue: { pending: number }; index: { ready: boolean }; reindex: { state: string } };
 
@@ -29,6 +29,8 @@ describe('memory with the index worker held back (real gateway process)', () => 
       NESTCLAW_MEMORY__WORKER__ENABLED: String(worker),
       NESTCLAW_MEMORY__FILES__ENABLED: 'false',
       NESTCLAW_MEMORY__TRANSCRIPTS: 'false',
+      // These tests read what the model was sent: no stored answer may stand in for a model call.
+      NESTCLAW_PROVIDERS__IDEMPOTENCY_TTL: '0',
       ...(db.url ? { DATABASE_URL: db.url } : {}),
     });
   };
@@ -45,10 +47,7 @@ describe('memory with the index worker held back (real gateway process)', () => 
         results: { id: string; content: string }[];
       }
     ).results;
-  const chat = async (message: string) => {
-    expect((await api('/v1/chat', { json: { message } })).status).toBe(200);
-    return memoryPrompt(llm) ?? '';
-  };
+  const chat = (message: string) => turnMemoryPrompt(llm, () => api('/v1/chat', { json: { message } }));
 
   beforeAll(async () => {
     llm = new FakeOpenAiServer();

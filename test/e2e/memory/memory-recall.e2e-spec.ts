@@ -1,22 +1,23 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startHarness, Harness } from '../../support/gateway-harness';
-import { indexed, memoryPrompt, pairedToken, searchable, waitFor } from './memory-spec.support';
+import { indexed, NO_REPLAYED_ANSWERS, pairedToken, searchable, turnMemoryPrompt, waitFor } from './memory-spec.support';
 
 /** Acceptance of issue 11 on the real Postgres: what is stored is recalled in later turns of the same person only. */
 describe('memory recall in turns', () => {
   let h: Harness;
   beforeAll(async () => {
     // A generous recall budget: these tests are about what is recalled, and the shared CI machine can be slow.
-    h = await startHarness({ config: { memory: { files: { scan_interval: 200 }, recall: { timeout: 5000 } } } });
+    h = await startHarness({
+      config: { memory: { files: { scan_interval: 200 }, recall: { timeout: 5000 } }, providers: NO_REPLAYED_ANSWERS },
+    });
   });
   afterAll(() => h.stop());
 
-  const chat = async (message: string, token?: string) => {
-    const res = await h.api('/v1/chat', { json: { message }, ...(token ? { headers: { authorization: `Bearer ${token}` } } : {}) });
-    expect(res.status).toBe(200);
-    return memoryPrompt(h.llm);
-  };
+  const chat = (message: string, token?: string) =>
+    turnMemoryPrompt(h.llm, () =>
+      h.api('/v1/chat', { json: { message }, ...(token ? { headers: { authorization: `Bearer ${token}` } } : {}) }),
+    );
 
   it('recalls a memory stored through the API in a later turn of another session of the same person', async () => {
     const res = await h.api('/v1/memory', { json: { content: '我对花生过敏，不能吃花生酱' } });
@@ -42,10 +43,10 @@ describe('memory recall in turns', () => {
     const dir = join(h.home, 'workspaces', 'agents', 'default');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'MEMORY.md'), '# Notes\n\n飞书的插件需要重新配置，负责人是王小明。\n');
-    await waitFor(async () => ((await chat('飞书插件配置')) ?? '').includes('王小明'));
+    await waitFor(async () => (await chat('飞书插件配置')).includes('王小明'));
     writeFileSync(join(dir, 'MEMORY.md'), '# Notes\n\nThe Grafana dashboard moved to grafana.internal.example.\n');
-    await waitFor(async () => ((await chat('where is the grafana dashboard')) ?? '').includes('grafana.internal.example'));
-    expect((await chat('飞书插件配置')) ?? '').not.toContain('王小明');
+    await waitFor(async () => (await chat('where is the grafana dashboard')).includes('grafana.internal.example'));
+    expect(await chat('飞书插件配置')).not.toContain('王小明');
   });
 
   it("never recalls one person's memory for another person", async () => {
@@ -58,8 +59,8 @@ describe('memory recall in turns', () => {
     expect(stored.status).toBe(201);
     await indexed(h);
     expect(await chat('where is the spare key under the flowerpot?', alice)).toContain('blue flowerpot');
-    expect((await chat('where is the spare key under the flowerpot?', bob)) ?? '').not.toContain('blue flowerpot');
-    expect((await chat('where is the spare key under the flowerpot?')) ?? '').not.toContain('blue flowerpot');
+    expect(await chat('where is the spare key under the flowerpot?', bob)).not.toContain('blue flowerpot');
+    expect(await chat('where is the spare key under the flowerpot?')).not.toContain('blue flowerpot');
     const search = await h.api('/v1/memory/search?q=spare%20key', { headers: { authorization: `Bearer ${bob}` } });
     const found = ((await search.json()) as { results: { content: string }[] }).results;
     expect(found.map((r) => r.content).join('\n')).not.toContain('blue flowerpot');
@@ -69,11 +70,11 @@ describe('memory recall in turns', () => {
     const { id } = (await (await h.api('/v1/memory', { json: { content: 'The office wifi password is zebra-kumquat-42' } })).json()) as {
       id: string;
     };
-    await waitFor(async () => ((await chat('office wifi password')) ?? '').includes('zebra-kumquat'));
+    await waitFor(async () => (await chat('office wifi password')).includes('zebra-kumquat'));
     const del = await h.api(`/v1/memory/${id}`, { method: 'DELETE' });
     expect(del.status).toBe(200);
     // No wait: recall re-reads hits from Postgres, so the stale index row cannot bring it back.
-    expect((await chat('office wifi password')) ?? '').not.toContain('zebra-kumquat');
+    expect(await chat('office wifi password')).not.toContain('zebra-kumquat');
     expect((await h.api(`/v1/memory/${id}`)).status).toBe(404);
   });
 
@@ -83,7 +84,7 @@ describe('memory recall in turns', () => {
     // The finished turn is stored after the reply is sent: wait for it to be searchable, not just for an empty queue.
     await searchable(h, 'Mochi', 'called Mochi and she is 3');
     expect(await chat('what is my cat called?')).toContain('called Mochi and she is 3');
-    await h.api('/v1/chat', { json: { message: 'what is my cat called?', sessionId } });
-    expect(memoryPrompt(h.llm) ?? '').not.toContain('called Mochi and she is 3');
+    const sameSession = await turnMemoryPrompt(h.llm, () => h.api('/v1/chat', { json: { message: 'what is my cat called?', sessionId } }));
+    expect(sameSession).not.toContain('called Mochi and she is 3');
   });
 });

@@ -4,7 +4,7 @@ import { Pool } from 'pg';
 import { stringify } from 'yaml';
 import { startHarness, Harness } from '../../support/gateway-harness';
 import { realPostgresAvailable } from '../../support/test-database';
-import { indexed, memoryPrompt, searchable, waitFor } from './memory-spec.support';
+import { indexed, NO_REPLAYED_ANSWERS, searchable, turnMemoryPrompt, waitFor } from './memory-spec.support';
 
 type Status = {
   mode: string;
@@ -13,11 +13,7 @@ type Status = {
 };
 
 const status = async (h: Harness) => (await (await h.api('/v1/memory/status')).json()) as Status;
-const chat = async (h: Harness, message: string) => {
-  const res = await h.api('/v1/chat', { json: { message } });
-  expect(res.status).toBe(200);
-  return memoryPrompt(h.llm) ?? '';
-};
+const chat = (h: Harness, message: string) => turnMemoryPrompt(h.llm, () => h.api('/v1/chat', { json: { message } }));
 /** Runs `between` while the gateway is down, then starts it again (the harness restarts in-process). */
 const restartWith = async (h: Harness, between: () => Promise<void> | void) => {
   const close = h.gateway.close.bind(h.gateway);
@@ -32,7 +28,7 @@ describe('memory survives crashes, lost indexes and model changes', () => {
   let h: Harness;
   beforeAll(async () => {
     // A recall budget the shared CI machine meets; the embedding share stays at memory.embedding_timeout (200 ms).
-    h = await startHarness({ config: { memory: { recall: { timeout: 1000 } } } });
+    h = await startHarness({ config: { memory: { recall: { timeout: 1000 } }, providers: NO_REPLAYED_ANSWERS } });
   });
   afterAll(() => h.stop());
 
@@ -109,7 +105,7 @@ describe('memory survives crashes, lost indexes and model changes', () => {
 describe('memory on the embedded database', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness({ embedded: true });
+    h = await startHarness({ embedded: true, config: { providers: NO_REPLAYED_ANSWERS } });
   }, 120_000);
   afterAll(() => h.stop());
 

@@ -2,10 +2,27 @@ import { SECTION_OPEN } from '@nestclaw/memory';
 import type { FakeOpenAiServer } from '../../fixtures/fake-openai.server';
 import type { Harness } from '../../support/gateway-harness';
 
+/**
+ * Provider settings for specs that read what the model was sent: with stored answers on, a turn
+ * whose prompt equals an earlier one (same recalled memories, same minute) is answered from the
+ * store and never reaches the fake model, so "the last request" would be an older turn's.
+ */
+export const NO_REPLAYED_ANSWERS = { idempotency_ttl: 0 };
+
 /** The recalled-memories system message of the last model request, if any. */
 export function memoryPrompt(llm: FakeOpenAiServer): string | undefined {
   const last = llm.requests[llm.requests.length - 1];
   return last?.body.messages.find((m) => m.role === 'system' && (m.content ?? '').startsWith(SECTION_OPEN))?.content ?? undefined;
+}
+
+/** Sends one chat turn and returns the recalled-memories section the model saw for it ('' when none). */
+export async function turnMemoryPrompt(llm: FakeOpenAiServer, send: () => Promise<Response>): Promise<string> {
+  const before = llm.requests.length;
+  const res = await send();
+  if (res.status !== 200) throw new Error(`chat answered ${res.status}: ${await res.text()}`);
+  await res.arrayBuffer();
+  if (llm.requests.length === before) throw new Error('the turn made no model request, so there is no prompt to read');
+  return memoryPrompt(llm) ?? '';
 }
 
 export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs = 20_000): Promise<void> {

@@ -153,10 +153,6 @@ export class MemoryRepository {
   }
 
   /**
-   * The one Postgres read of a recall: which of these candidate memories are still live (deleted
-   * ones are absent) and whether each is superseded. Primary-key lookups, whatever the index says.
-   */
-  /**
    * Recall candidates (from the index, or from the Postgres keyword search while there is none) read from the truth:
    * deleted memories and other people's are dropped here whatever the index still says, so `forget` is immediate.
    */
