@@ -6,6 +6,7 @@
 // shutdown signal, and its SIGTERM handler re-raises the signal, so --cpu-prof never writes a file.
 const fs = require('node:fs');
 const inspector = require('node:inspector');
+const path = require('node:path');
 
 const out = process.env.NESTCLAW_BENCH_PROFILE;
 if (out && process.send) {
@@ -21,8 +22,14 @@ if (out && process.send) {
       );
     } else if (msg?.profile === 'stop') {
       session.post('Profiler.stop', (err, result) => {
-        if (err) process.stderr.write(`cpu profile failed: ${err.message}\n`);
-        else fs.writeFileSync(out, JSON.stringify(result.profile));
+        // Always answer: the benchmark waits for it (a missing bench-results/ once hung it here).
+        try {
+          if (err) throw err;
+          fs.mkdirSync(path.dirname(out), { recursive: true });
+          fs.writeFileSync(out, JSON.stringify(result.profile));
+        } catch (e) {
+          process.stderr.write(`cpu profile failed: ${e.message}\n`);
+        }
         process.send({ profile: 'written' });
       });
     }
