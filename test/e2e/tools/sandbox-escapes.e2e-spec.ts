@@ -50,6 +50,8 @@ interface Caps {
   network: boolean;
   /** Shows no host paths inside (native runs in the host's own directory tree). */
   hidesHost: boolean;
+  /** What a run may write past the workspace quota before it is stopped (Docker's kill is a round trip to the daemon: ADR 0004). */
+  quotaOvershootMb: number;
 }
 
 function escapeSuite(name: string, executor: () => ToolExecutor, caps: Caps) {
@@ -199,7 +201,7 @@ function escapeSuite(name: string, executor: () => ToolExecutor, caps: Caps) {
         expect(r.stdout).not.toContain(base);
       });
 
-    it('stops a run that grows the workspace beyond its quota, within 64 MiB', async () => {
+    it(`stops a run that grows the workspace beyond its quota, within ${caps.quotaOvershootMb} MiB`, async () => {
       const quotaMb = 16;
       const shell = new ShellTool(
         () => configSchema.parse({ tools: { exec: { security: 'full' }, limits: { workspace_mb: quotaMb, memory_mb: 128 } } }).tools,
@@ -219,7 +221,7 @@ function escapeSuite(name: string, executor: () => ToolExecutor, caps: Caps) {
         /grew the workspace beyond its quota of 16 MiB/,
       );
       const used = measureUsage(ws).bytes;
-      expect(used).toBeLessThanOrEqual((quotaMb + 64) * 1024 * 1024);
+      expect(used).toBeLessThanOrEqual((quotaMb + caps.quotaOvershootMb) * 1024 * 1024);
       process.stdout.write(`[quota ${name}] quota ${quotaMb} MiB, workspace after the stopped run: ${(used / 2 ** 20).toFixed(1)} MiB\n`);
       await expect(shell.execute(runtime, { command: 'echo hi' }, new AbortController().signal)).rejects.toThrow(/over its quota/);
       rmSync(join(ws, 'fill'), { recursive: true, force: true });
@@ -277,7 +279,9 @@ const guarded = (key: string, name: string, ex: () => ToolExecutor, caps: Caps) 
     caps,
   );
 
-if (inCi || existsSync('/usr/bin/bwrap')) guarded('bubblewrap', 'bubblewrap', () => bubblewrap, { network: true, hidesHost: true });
-if (dockerWanted) guarded('docker', 'docker (CI image)', () => docker, { network: true, hidesHost: true });
-if (dockerDefault) guarded('dockerDefault', `docker (${defaultImage})`, () => dockerDefault, { network: true, hidesHost: true });
-if (isRoot) guarded('native', 'native (opt-in)', () => native, { network: false, hidesHost: false });
+if (inCi || existsSync('/usr/bin/bwrap'))
+  guarded('bubblewrap', 'bubblewrap', () => bubblewrap, { network: true, hidesHost: true, quotaOvershootMb: 64 });
+if (dockerWanted) guarded('docker', 'docker (CI image)', () => docker, { network: true, hidesHost: true, quotaOvershootMb: 128 });
+if (dockerDefault)
+  guarded('dockerDefault', `docker (${defaultImage})`, () => dockerDefault, { network: true, hidesHost: true, quotaOvershootMb: 128 });
+if (isRoot) guarded('native', 'native (opt-in)', () => native, { network: false, hidesHost: false, quotaOvershootMb: 64 });
