@@ -22,7 +22,7 @@ export const SESSION_TURNS = 10;
 /** glibc allocator settings the gateway runs with (`npm start`, the Dockerfile), so gateways here run as users run them. */
 export const GATEWAY_ALLOCATOR_ENV = { MALLOC_ARENA_MAX: '2', MALLOC_TRIM_THRESHOLD_: '131072', MALLOC_MMAP_THRESHOLD_: '131072' };
 /** Node flags `npm start` and the Dockerfile give the gateway (through NODE_OPTIONS). */
-export const GATEWAY_NODE_FLAGS = ['--max-old-space-size=256', '--max-semi-space-size=1'];
+export const GATEWAY_NODE_FLAGS = ['--max-old-space-size=256', '--max-semi-space-size=8'];
 
 // ───────────────────────────── processes and cleanup ─────────────────────────────
 

@@ -21,6 +21,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
+import { GATEWAY_NODE_FLAGS } from './bench-support';
 import { treeMemory, TreeMemory } from './process-memory';
 
 const ROOT = resolve(__dirname, '../..');
@@ -60,7 +61,7 @@ interface Started {
 function startGateway(env: NodeJS.ProcessEnv): Promise<Started> {
   const t0 = performance.now();
   // As `npm start` runs it (package.json); NESTCLAW_BENCH_GATEWAY_FLAGS replaces the Node flags to try others.
-  const flags = (process.env.NESTCLAW_BENCH_GATEWAY_FLAGS ?? '--max-old-space-size=256 --max-semi-space-size=1').split(' ').filter(Boolean);
+  const flags = (process.env.NESTCLAW_BENCH_GATEWAY_FLAGS ?? GATEWAY_NODE_FLAGS.join(' ')).split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...flags, LAUNCHER, 'start', '--port', '0'], {
     cwd: ROOT,
     env,

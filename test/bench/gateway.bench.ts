@@ -36,7 +36,7 @@
  * Env: NESTCLAW_BENCH_PG_URL (admin URL, default postgres://postgres@127.0.0.1:5432/postgres),
  *      NESTCLAW_BENCH_TOKENIZER (module for the real token count; default gpt-tokenizer),
  *      NESTCLAW_BENCH_GATEWAY_NODE_OPTIONS (NODE_OPTIONS for the gateway only; default
- *        "--max-old-space-size=256", as `npm start` runs it),
+ *        GATEWAY_NODE_FLAGS, as `npm start` runs it),
  *      NESTCLAW_BENCH_PG_OPTIONS (libpq `options` for the gateway's connections, e.g. "-c synchronous_commit=off"),
  *      NESTCLAW_<SECTION>__<KEY> config overrides are passed on to the gateway
  *      (e.g. NESTCLAW_PROVIDERS__TIMEOUT_BUDGET=5s).

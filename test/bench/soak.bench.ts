@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
 import {
+  GATEWAY_NODE_FLAGS,
   GatewayProcess,
   ROOT,
   SESSION_TURNS,
@@ -230,7 +231,7 @@ async function main(): Promise<number> {
     NESTCLAW_LOG__LEVEL: 'error',
     NESTCLAW_READY_LINE: '1',
     DATABASE_URL: databaseUrl,
-    NODE_OPTIONS: process.env.NESTCLAW_BENCH_GATEWAY_NODE_OPTIONS ?? '--max-old-space-size=256',
+    NODE_OPTIONS: process.env.NESTCLAW_BENCH_GATEWAY_NODE_OPTIONS ?? GATEWAY_NODE_FLAGS.join(' '),
     // Experiments with glibc's allocator (MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD_, …) pass through.
     ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('MALLOC_'))),
   };

@@ -11,6 +11,6 @@ describe('heapHeadroomWarning', () => {
     const warning = heapHeadroomWarning(1_000_000, { used_heap_size: 230 * MB, heap_size_limit: 300 * MB });
     expect(warning).toContain('1000000 chunks');
     expect(warning).toContain('230 of its 300 MB limit');
-    expect(warning).toContain('NODE_OPTIONS=--max-old-space-size=512');
+    expect(warning).toContain('NODE_OPTIONS="--max-old-space-size=512 --max-semi-space-size=8"');
   });
 });

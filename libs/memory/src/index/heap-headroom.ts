@@ -18,6 +18,6 @@ export function heapHeadroomWarning(
   const suggested = Math.ceil((heap.used_heap_size * 2) / 2 ** 28) * 256;
   return (
     `the memory index holds ${chunks} chunks and the JavaScript heap is at ${mb(heap.used_heap_size)} of its ${mb(heap.heap_size_limit)} MB limit; ` +
-    `raise the limit before it runs out: NODE_OPTIONS=--max-old-space-size=${suggested} (npm start and the Docker image default to 256)`
+    `raise the limit before it runs out: NODE_OPTIONS="--max-old-space-size=${suggested} --max-semi-space-size=8" (npm start and the Docker image default to 256 and 8)`
   );
 }
