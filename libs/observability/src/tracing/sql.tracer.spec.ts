@@ -1,7 +1,7 @@
 import { context, ROOT_CONTEXT, SpanStatusCode, trace, TraceFlags } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { statementTracer, statementVerb, traceStatement } from './sql.tracer';
+import { compactSql, statementTracer, statementVerb, traceStatement } from './sql.tracer';
 
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
@@ -27,7 +27,22 @@ describe('statementVerb', () => {
   });
 });
 
+describe('compactSql', () => {
+  it('puts an indented statement on one line and leaves quoted literals and identifiers as written', () => {
+    const text = `\n      WITH s AS (\n        UPDATE sessions SET title = 'a  b\n c'\n         WHERE "odd  name" = $1\n      )\n      SELECT * FROM s\n    `;
+    expect(compactSql(text)).toBe(`WITH s AS ( UPDATE sessions SET title = 'a  b\n c' WHERE "odd  name" = $1 ) SELECT * FROM s`);
+    expect(compactSql("SELECT 'it''s  ok',   1")).toBe("SELECT 'it''s  ok', 1");
+    expect(compactSql('SELECT 1')).toBe('SELECT 1');
+  });
+});
+
 describe('traceStatement', () => {
+  it('records the statement on one line', () => {
+    inSpan(() => traceStatement('\n  SELECT *\n    FROM sessions\n   WHERE id = $1\n', undefined)?.());
+    const [span] = exporter.getFinishedSpans().filter((s) => s.name.startsWith('pg.query'));
+    expect(span.attributes['db.query.text']).toBe('SELECT * FROM sessions WHERE id = $1');
+  });
+
   it('records one client span per statement under the active span, with the parameterised text', () => {
     const { parent } = inSpan(() => traceStatement('SELECT * FROM sessions WHERE id = $1', 'session.find')?.());
     const [span] = exporter.getFinishedSpans().filter((s) => s.name.startsWith('pg.query'));
