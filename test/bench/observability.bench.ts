@@ -8,8 +8,9 @@
  *   - "on":  metrics on and scraped every second, traces exported over OTLP/HTTP to the receiver;
  *   - "wide": 20 models and 10 agents configured and used, for the scrape-time figure.
  * Figures:
- *   - throughput on/off: rounds of turns from 10 concurrent clients, off / metrics / on in turn
- *     (order reversed every other round) so all see the same machine; ratio of the totals and the
+ *   - throughput on/off: after an interleaved warm-up (20 × 150 turns each, so V8 has finished
+ *     optimising the turn's code in all three), 24 rounds of 300 turns from 10 concurrent clients,
+ *     off / metrics / on in turn (order reversed every other round) so all see the same machine; ratio of the totals and the
  *     median of per-round ratios (goal ≥ 0.95); the gateway's CPU time per turn (/proc utime+stime),
  *     which a busy shared machine disturbs far less than wall-clock rates; and the CPU a turn's
  *     trace costs on its own, in a child process (tracing-pipeline.process.ts);
@@ -21,7 +22,8 @@
  * 10,000 sessions of one short turn each, ~3 min); --profile (CPU-profiles the "off" and "on"
  * gateways during the measured rounds: bench-results/observability-{off,on}.cpuprofile); the
  * other bench's options are ignored.
- * Env: NESTCLAW_BENCH_PG_URL (admin URL, default postgres://postgres@127.0.0.1:5432/postgres).
+ * Env: NESTCLAW_BENCH_PG_URL (admin URL, default postgres://postgres@127.0.0.1:5432/postgres);
+ *      OTEL_BSP_* pass to the tracing gateway, to compare batch settings with tracing.setup.ts's.
  */
 import { ChildProcess, fork, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -37,8 +39,10 @@ const TOKEN = 'bench-token-0123456789abcdef';
 const QUICK = process.argv.includes('--quick');
 const ADMIN_URL = process.env.NESTCLAW_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const CONCURRENCY = 10;
-const ROUNDS = QUICK ? 6 : 12;
-const ROUND_TURNS = QUICK ? 100 : 200;
+const ROUNDS = QUICK ? 6 : 24;
+const ROUND_TURNS = QUICK ? 100 : 300;
+const WARM_CYCLES = QUICK ? 4 : 20;
+const WARM_TURNS = 150;
 const SERIES_ONLY = process.argv.includes('--series');
 const PROFILE = process.argv.includes('--profile');
 const SESSIONS = QUICK && !SERIES_ONLY ? 2000 : 10_000;
@@ -227,7 +231,12 @@ function cpuMs(pid: number): number {
 const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
 
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
-const tracingEnv = (otlpUrl: string) => ({ OTEL_EXPORTER_OTLP_ENDPOINT: otlpUrl, OTEL_SERVICE_NAME: 'nestclaw-bench' });
+const tracingEnv = (otlpUrl: string) => ({
+  OTEL_EXPORTER_OTLP_ENDPOINT: otlpUrl,
+  OTEL_SERVICE_NAME: 'nestclaw-bench',
+  // Batch settings to try against the defaults in tracing.setup.ts (e.g. OTEL_BSP_SCHEDULE_DELAY=5000).
+  ...Object.fromEntries(Object.entries(process.env).filter(([key]) => key.startsWith('OTEL_BSP_'))),
+});
 
 /** The tracing pipeline's CPU per turn on its own (tracing-pipeline.process.ts), with tracing off and on. */
 function pipelineCost(tracing: 'off' | 'on'): Promise<{ usPerTurn: number; bytesPerTurn: number }> {
@@ -267,8 +276,12 @@ async function throughput(base: Record<string, unknown>, otlp: Awaited<ReturnTyp
   }, 1000);
   cleanups.unshift(() => clearInterval(scraper));
 
-  process.stdout.write(`warm-up…\n`);
-  for (const g of [off, metricsOnly, on]) await load(g, QUICK ? 60 : 200);
+  // Steady state, as a gateway that has been up for a while: V8 still compiles the turn's code for
+  // the first ~2,500 turns (hundreds of optimisations per 500 turns, then ~20), and a gateway left
+  // idle while the others warm up loses some of it again. So all three warm up in short interleaved
+  // bursts, never idle for more than a few seconds, before anything is measured.
+  process.stdout.write(`warm-up: ${WARM_CYCLES} × ${WARM_TURNS} turns each, interleaved…\n`);
+  for (let c = 0; c < WARM_CYCLES; c++) for (const g of [off, metricsOnly, on]) await load(g, WARM_TURNS);
   const modes = { off, metrics: metricsOnly, on };
   type Mode = keyof typeof modes;
   const rates: Record<Mode, number[]> = { off: [], metrics: [], on: [] };
