@@ -1,6 +1,7 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chownSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { configSchema, ConfigService } from '@nestclaw/config';
 import { WorkspaceLocator } from './workspace.locator';
 
@@ -31,10 +32,11 @@ describe('WorkspaceLocator', () => {
     );
   });
 
-  // Ownership and modes only change as root (which CI is): the two cases below each run in one of
-  // the two worlds, and the skipped one shows in the runner's summary.
-  const asRoot = process.getuid?.() === 0 ? it : it.skip;
-  const asUser = process.getuid?.() === 0 ? it.skip : it;
+  // Ownership and modes only change as root (which CI is). As root, the ordinary-user case runs in a
+  // child process under an unprivileged uid; as an ordinary user the root case cannot run, and the
+  // skip shows in the runner's summary.
+  const isRoot = process.getuid?.() === 0;
+  const asRoot = isRoot ? it : it.skip;
 
   asRoot(
     'as root: gives the workspace to the sandbox uid, makes the path traversable (not listable) and closes the rest of the home',
@@ -50,10 +52,56 @@ describe('WorkspaceLocator', () => {
     },
   );
 
-  asUser('as an ordinary user: leaves ownership and modes alone', () => {
-    const before = statSync(home).mode;
-    locator.forContext(ctx, agent({}));
-    expect(statSync(home).mode).toBe(before);
-    expect(statSync(join(home, 'workspaces', 'agents', 'default')).uid).toBe(process.getuid?.());
+  it('as an ordinary user: leaves ownership and modes alone', () => {
+    const userHome = realpathSync(mkdtempSync(join(tmpdir(), 'ws-user-home-')));
+    try {
+      const result = isRoot ? locateAsUser(userHome, USER_UID) : locateHere(userHome);
+      expect(result.modeBefore).toBe(result.modeAfter);
+      expect(result.workspaceUid).toBe(isRoot ? USER_UID : process.getuid?.());
+    } finally {
+      rmSync(userHome, { recursive: true, force: true });
+    }
   });
 });
+
+/** Any uid but root's and the sandbox's (65534), so a chown to either would show. */
+const USER_UID = 12_345;
+const ROOT = resolve(__dirname, '../../../..');
+
+interface Located {
+  modeBefore: number;
+  modeAfter: number;
+  workspaceUid: number;
+}
+
+function locateHere(home: string): Located {
+  const modeBefore = statSync(home).mode;
+  new WorkspaceLocator({ home } as ConfigService).forContext(
+    { sessionId: 's', turnId: 't', agentId: 'default' },
+    configSchema.parse({ agents: { default: {} } }).agents.default,
+  );
+  return { modeBefore, modeAfter: statSync(home).mode, workspaceUid: statSync(join(home, 'workspaces', 'agents', 'default')).uid };
+}
+
+/** The same in a child process running as `uid`, which owns the home, as a user's own gateway would. */
+function locateAsUser(home: string, uid: number): Located {
+  chownSync(home, uid, uid);
+  const script = `
+    const { statSync } = require('node:fs');
+    const { join } = require('node:path');
+    const { WorkspaceLocator } = require('./libs/tool/src/workspace/workspace.locator.ts');
+    const { configSchema } = require('@nestclaw/config');
+    const home = process.argv[1];
+    const modeBefore = statSync(home).mode;
+    new WorkspaceLocator({ home }).forContext({ sessionId: 's', turnId: 't', agentId: 'default' }, configSchema.parse({ agents: { default: {} } }).agents.default);
+    process.stdout.write(JSON.stringify({ modeBefore, modeAfter: statSync(home).mode, workspaceUid: statSync(join(home, 'workspaces', 'agents', 'default')).uid }));`;
+  const child = spawnSync(process.execPath, ['-r', './scripts/ts-register.js', '-r', 'tsconfig-paths/register', '-e', script, home], {
+    cwd: ROOT,
+    uid,
+    gid: uid,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  if (child.status !== 0) throw new Error(`the locator as uid ${uid} failed: ${child.stderr || child.error?.message}`);
+  return JSON.parse(child.stdout) as Located;
+}
