@@ -3,6 +3,7 @@ import { chownSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, writ
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { configSchema, ConfigService } from '@nestclaw/config';
+import { locateWorkspace, Located } from './locate-workspace.fixture';
 import { WorkspaceLocator } from './workspace.locator';
 
 describe('WorkspaceLocator', () => {
@@ -55,7 +56,7 @@ describe('WorkspaceLocator', () => {
   it('as an ordinary user: leaves ownership and modes alone', () => {
     const userHome = realpathSync(mkdtempSync(join(tmpdir(), 'ws-user-home-')));
     try {
-      const result = isRoot ? locateAsUser(userHome, USER_UID) : locateHere(userHome);
+      const result = isRoot ? locateAsUser(userHome, USER_UID) : locateWorkspace(userHome);
       expect(result.modeBefore).toBe(result.modeAfter);
       expect(result.workspaceUid).toBe(isRoot ? USER_UID : process.getuid?.());
     } finally {
@@ -68,34 +69,11 @@ describe('WorkspaceLocator', () => {
 const USER_UID = 12_345;
 const ROOT = resolve(__dirname, '../../../..');
 
-interface Located {
-  modeBefore: number;
-  modeAfter: number;
-  workspaceUid: number;
-}
-
-function locateHere(home: string): Located {
-  const modeBefore = statSync(home).mode;
-  new WorkspaceLocator({ home } as ConfigService).forContext(
-    { sessionId: 's', turnId: 't', agentId: 'default' },
-    configSchema.parse({ agents: { default: {} } }).agents.default,
-  );
-  return { modeBefore, modeAfter: statSync(home).mode, workspaceUid: statSync(join(home, 'workspaces', 'agents', 'default')).uid };
-}
-
-/** The same in a child process running as `uid`, which owns the home, as a user's own gateway would. */
+/** locateWorkspace in a child process running as `uid`, which owns the home, as a user's own gateway would. */
 function locateAsUser(home: string, uid: number): Located {
   chownSync(home, uid, uid);
-  const script = `
-    const { statSync } = require('node:fs');
-    const { join } = require('node:path');
-    const { WorkspaceLocator } = require('./libs/tool/src/workspace/workspace.locator.ts');
-    const { configSchema } = require('@nestclaw/config');
-    const home = process.argv[1];
-    const modeBefore = statSync(home).mode;
-    new WorkspaceLocator({ home }).forContext({ sessionId: 's', turnId: 't', agentId: 'default' }, configSchema.parse({ agents: { default: {} } }).agents.default);
-    process.stdout.write(JSON.stringify({ modeBefore, modeAfter: statSync(home).mode, workspaceUid: statSync(join(home, 'workspaces', 'agents', 'default')).uid }));`;
-  const child = spawnSync(process.execPath, ['-r', './scripts/ts-register.js', '-r', 'tsconfig-paths/register', '-e', script, home], {
+  const fixture = join(__dirname, 'locate-workspace.fixture.ts');
+  const child = spawnSync(process.execPath, ['-r', './scripts/ts-register.js', '-r', 'tsconfig-paths/register', fixture, home], {
     cwd: ROOT,
     uid,
     gid: uid,
