@@ -61,7 +61,7 @@ interface Started {
 function startGateway(env: NodeJS.ProcessEnv): Promise<Started> {
   const t0 = performance.now();
   // As `npm start` runs it (package.json); NESTCLAW_BENCH_GATEWAY_FLAGS replaces the Node flags to try others.
-  const flags = (process.env.NESTCLAW_BENCH_GATEWAY_FLAGS ?? GATEWAY_NODE_FLAGS.join(' ')).split(' ').filter(Boolean);
+  const flags = process.env.NESTCLAW_BENCH_GATEWAY_FLAGS?.split(' ').filter(Boolean) ?? GATEWAY_NODE_FLAGS;
   const child = spawn(process.execPath, [...flags, LAUNCHER, 'start', '--port', '0'], {
     cwd: ROOT,
     env,

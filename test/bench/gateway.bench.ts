@@ -8,8 +8,9 @@
  * shapes: through the gateway (`POST /v1/chat`) and straight at the fake server
  * (`POST /v1/chat/completions` with the messages the gateway would have sent: system prompt, tool
  * definitions, the last `history_limit` messages of the conversation, the new message). The
- * difference is the gateway's overhead: HTTP + auth + validation + two PostgreSQL round trips
- * (open turn, close turn) + the OpenAI SDK.
+ * difference is the gateway's overhead: HTTP + auth + validation + the turn's PostgreSQL round trips
+ * (open and close turn, compactions, memory recall and remember, the llm_calls row: ~15 a chat turn)
+ * + the OpenAI SDK.
  *
  * Workloads (after a warm-up that is not measured: 2,500 turns from 10 clients, since V8 optimises the
  * turn's code for about that long, plus 150 sequential and 10 streamed; ADR 0013):
