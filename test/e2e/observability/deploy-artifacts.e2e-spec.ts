@@ -72,7 +72,7 @@ describe('dashboards and alert rules', () => {
     for (const name of ['prometheus', 'grafana']) {
       for (const v of compose.services[name].volumes ?? []) {
         const src = v.split(':')[0];
-        if (src.startsWith('./') && !src.endsWith('metrics-token')) expect(existsSync(join(deployDir(), '..', src))).toBe(true);
+        if (src.startsWith('./')) expect(existsSync(join(deployDir(), '..', src))).toBe(true);
       }
     }
     expect(compose.services.grafana.volumes).toContain('./deploy/grafana/dashboards:/var/lib/grafana/dashboards/nestclaw:ro');
