@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Pool } from 'pg';
 import { migrationsDir, runMigrations, startEmbeddedPostgres } from '@nestclaw/db';
 import { startHarness } from '../support/gateway-harness';
+import { eventually } from '../support/eventually';
 import { createTestDatabase, realPostgresAvailable, TestDatabase } from '../support/test-database';
 
 describe('migration runner', () => {
@@ -23,6 +24,14 @@ describe('migration runner', () => {
       pool = new Pool({ connectionString: db.url, max: 4 });
     }
   }, 180_000); // the embedded path runs initdb in WASM: slow on a loaded host
+  /** The database's URL, on the server or the private embedded one. */
+  const dbUrl = () => (pool.options as { connectionString: string }).connectionString;
+  /** What a test's teardown (DROP DATABASE … WITH (FORCE)) or an embedded server's stop does to open connections: 57P01. */
+  const serverGoesAway = async () => {
+    if (db.url) return db.drop();
+    await stopEmbedded?.();
+    stopEmbedded = undefined;
+  };
   afterEach(async () => {
     await pool.end();
     await stopEmbedded?.();
@@ -31,13 +40,32 @@ describe('migration runner', () => {
   });
 
   it('applies every migration once even when two processes start together', async () => {
-    const [a, b] = await Promise.all([runMigrations(pool, migrationsDir()), runMigrations(pool, migrationsDir())]);
+    // Two pools, as two processes have: each runner holds its own connection under the advisory lock.
+    const other = new Pool({ connectionString: dbUrl(), max: 1 });
+    const [a, b] = await Promise.all([runMigrations(pool, migrationsDir()), runMigrations(other, migrationsDir())]).finally(() =>
+      other.end(),
+    );
     expect(a.applied.length + b.applied.length).toBeGreaterThan(0);
     expect(new Set([...a.applied, ...b.applied]).size).toBe(a.applied.length + b.applied.length);
     const { rows } = await pool.query('SELECT name FROM _migrations ORDER BY name');
     expect(rows.length).toBe(a.applied.length + b.applied.length);
     const again = await runMigrations(pool, migrationsDir());
     expect(again.applied).toEqual([]);
+  });
+
+  // The flake behind issue #22: pool.end() resolves before its sockets close, so the teardown's
+  // DROP DATABASE … WITH (FORCE) (or the embedded server's stop) hit a closing client with 57P01, which
+  // pg emitted as an 'error' event nobody listened to: an uncaught exception. Here it happens on purpose.
+  it('survives the server going away while it holds and closes connections (57P01 is reported, never uncaught)', async () => {
+    await runMigrations(pool, migrationsDir());
+    const held = await pool.connect();
+    const idle = await pool.connect();
+    idle.release();
+    expect(pool.idleCount).toBe(1);
+    await serverGoesAway();
+    await expect(held.query('SELECT 1')).rejects.toThrow();
+    held.release(true);
+    await eventually('the pool to drop both lost connections', () => pool.totalCount === 0);
   });
 
   it('rolls a failing migration back whole and does not record it', async () => {

@@ -1,4 +1,7 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from 'pg';
+import { SKIP_LOG_ENV } from './host-tools';
 
 /** Set NESTCLAW_TEST_DB=embedded to run the database-backed tiers on the embedded database even when a server answers. */
 export const FORCE_EMBEDDED = 'NESTCLAW_TEST_DB';
@@ -40,6 +43,7 @@ export async function chooseTestDatabase(): Promise<string | undefined> {
  * embedded-database.e2e-spec.ts starts from an empty directory).
  */
 export default async function globalSetup(): Promise<void> {
+  process.env[SKIP_LOG_ENV] = join(tmpdir(), `nestclaw-host-tool-skips-${process.pid}.log`);
   if (await chooseTestDatabase()) return;
   const started = performance.now();
   // Loaded only here: it pulls the db lib in through lib-aliases (global setup has no moduleNameMapper).

@@ -8,6 +8,7 @@ import { startEmbeddedPostgres, EmbeddedPostgres } from './embedded/embedded-dat
 import { mapDatabaseError } from './database-error';
 import { MigrationReport, pendingMigrations, runMigrations } from './migrations/migration.runner';
 import { PrismaClient } from './generated/prisma/client';
+import { handleConnectionLoss } from './connection-loss';
 import { GuardedPool } from './guarded.pool';
 import { Reachability } from './reachability';
 import { TimeoutAwareClient, TimeoutAwareClientConfig } from './timeout-aware.client';
@@ -53,7 +54,9 @@ export class DatabaseService implements OnApplicationShutdown {
     try {
       if (options.migrate) {
         // Its own short-lived connection without the request timeouts: a migration may take minutes.
-        const migrator = new Pool({ connectionString: url, max: 1, connectionTimeoutMillis: 10_000 });
+        const migrator = handleConnectionLoss(new Pool({ connectionString: url, max: 1, connectionTimeoutMillis: 10_000 }), (e) =>
+          DatabaseService.logger.warn(`migration connection lost: ${e.message}`),
+        );
         try {
           report = await runMigrations(migrator, migrationsDir(), log);
           const { rows } = await migrator.query<{ version: string }>('SELECT version()');
@@ -94,7 +97,8 @@ export class DatabaseService implements OnApplicationShutdown {
       reachability,
     };
     const pool = new GuardedPool(poolConfig, reachability);
-    // An idle client losing its server must not crash the process; queries report it instead.
+    // An idle client losing its server must not crash the process; queries report it instead (a
+    // checked-out TimeoutAwareClient reports it to Reachability).
     pool.on('error', (e) => DatabaseService.logger.warn(`idle database connection lost: ${e.message}`));
     const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
     return new DatabaseService(pool, prisma, url, embedded, report, reachability, sharedSession);

@@ -17,7 +17,6 @@ describe('Discord channel (discord.js against a fake REST API and gateway)', () 
     h = await startHarness({
       config: {
         channels: { discord: { enabled: true, token: dc.token, api_root: dc.url, allow_from: [dana.id], stream_edit_interval: 50 } },
-        tools: { exec: { allow: ['echo'] } },
         security: { rate_limit: { per_sender: { limit: 100, window: '1m' } } },
       },
     });
@@ -98,7 +97,7 @@ describe('Discord channel (discord.js against a fake REST API and gateway)', () 
   it('renders an approval with buttons; only an allowlisted approver decides it', async () => {
     const channelId = dc.dmChannelOf(dana);
     const before = dc.postedTo(channelId).length;
-    dc.dm(dana, `please run it [tool:shell ${JSON.stringify({ command: 'echo from-discord' })}]`);
+    dc.dm(dana, `please save it [tool:file_write ${JSON.stringify({ path: 'from-discord.txt', content: 'x' })}]`);
     const card = await dc.waitFor(
       () =>
         dc
@@ -116,7 +115,7 @@ describe('Discord channel (discord.js against a fake REST API and gateway)', () 
     await dc.waitFor(() => dc.interactionReplies.find((r) => r.id === refusedId), 5_000, 'refusal');
     expect(card.current).toContain('Approval needed');
     dc.press(dana, card, deny[1]);
-    await dc.waitFor(() => card.current.startsWith('Denied: shell'), 5_000, 'card updated');
+    await dc.waitFor(() => card.current.startsWith('Denied: file_write'), 5_000, 'card updated');
     expect(card.components).toEqual([]);
     // The denied call goes back to the model, which answers; later tests count model calls from here.
     await dc.waitFor(() => texts(channelId).some((t) => t.startsWith('tool said: denied')), 10_000, 'answer after the denial');

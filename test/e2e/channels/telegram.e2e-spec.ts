@@ -31,7 +31,6 @@ describe('Telegram channel (telegraf against a fake Bot API)', () => {
             stream_edit_interval: 50,
           },
         },
-        tools: { exec: { allow: ['echo'] } },
         security: { rate_limit: { per_sender: { limit: 100, window: '1m' } } },
       },
     });
@@ -153,15 +152,14 @@ describe('Telegram channel (telegraf against a fake Bot API)', () => {
     expect(h.llm.requests.length).toBe(llmCalls);
   });
 
-  it('pauses a shell call for approval with buttons, ignores a non-approver, and replies once an approver presses Approve', async () => {
-    const command = 'echo from-telegram';
-    tg.dm(alice, `please run it [tool:shell ${JSON.stringify({ command })}]`);
+  // file_write needs approval and no sandbox, so the buttons are tested on any machine (the shell's card: approvals.e2e-spec.ts).
+  it('pauses a file_write call for approval with buttons, ignores a non-approver, and replies once an approver presses Approve', async () => {
+    const path = 'from-telegram.txt';
+    tg.dm(alice, `please save it [tool:file_write ${JSON.stringify({ path, content: 'from-telegram' })}]`);
     const card = await tg.waitFor(() => tg.sentTo(alice.id).find((m) => !!m.reply_markup?.inline_keyboard), 10_000, 'approval card');
     expect(card.reply_markup!.inline_keyboard![0].map((b) => b.text)).toEqual(['Approve', 'Deny']);
-    expect(telegramHtmlToText(card.text)).toContain('shell');
-    expect(telegramHtmlToText(card.text)).toContain(command);
-    // echo has no spec (tools.exec.allow): the card says its arguments are unchecked.
-    expect(telegramHtmlToText(card.text)).toContain("UNCHECKED: 'echo'");
+    expect(telegramHtmlToText(card.text)).toContain('file_write');
+    expect(telegramHtmlToText(card.text)).toContain(path);
     const data = card.reply_markup!.inline_keyboard![0][0].callback_data;
 
     const answered = tg.callsOf('answerCallbackQuery').length;
@@ -171,13 +169,13 @@ describe('Telegram channel (telegraf against a fake Bot API)', () => {
 
     tg.press(alice, card, data);
     const reply = await tg.waitFor(() => finalTexts(alice.id).find((t) => t.startsWith('tool said:')), 15_000, 'reply after approval');
-    expect(reply).toContain('from-telegram');
-    expect(telegramHtmlToText(card.current)).toMatch(/^Approved: shell/);
+    expect(reply).toContain(`wrote 13 bytes to ${path}`);
+    expect(telegramHtmlToText(card.current)).toMatch(/^Approved: file_write/);
   });
 
   it('/deny from an approver decides a pending approval and the run goes on without the tool', async () => {
     const before = tg.sentTo(alice.id).length;
-    tg.dm(alice, `and this one [tool:shell ${JSON.stringify({ command: 'echo denied-by-command' })}]`);
+    tg.dm(alice, `and this one [tool:file_write ${JSON.stringify({ path: 'denied-by-command.txt', content: 'x' })}]`);
     const card = await tg.waitFor(
       () =>
         tg
@@ -189,7 +187,7 @@ describe('Telegram channel (telegraf against a fake Bot API)', () => {
     );
     const approvalId = /^ap:(.+):a$/.exec(card.reply_markup!.inline_keyboard![0][0].callback_data)![1];
     tg.dm(bob, `/deny ${approvalId}`);
-    await tg.waitFor(() => finalTexts(bob.id).some((t) => t.startsWith('Denied: shell')), 5_000, '/deny reply');
+    await tg.waitFor(() => finalTexts(bob.id).some((t) => t.startsWith('Denied: file_write')), 5_000, '/deny reply');
     await tg.waitFor(() => finalTexts(alice.id, before).some((t) => t.startsWith('tool said:')), 10_000, 'the run resumed');
     const { rows } = await h.gateway.app
       .get(DatabaseService)

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeTelegramServer } from '../../fixtures/fake-telegram.server';
 import { TEST_TOKEN } from '../../support/gateway-harness';
+import { describeWithHostTools } from '../../support/host-tools';
 import { concrete, panelQueries } from '../../support/deploy-queries';
 import { ObservedGateway, startObservedGateway } from '../../support/observed-gateway';
 
@@ -22,7 +23,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * The real thing: the built gateway, a real Prometheus (Debian's package) scraping it with a token
  * from a credentials file, a few turns of every kind, then every dashboard panel's query.
  */
-describe('dashboards against a real Prometheus scraping the gateway', () => {
+// The shell tool (bubblewrap) feeds the tool-refusal panels.
+describeWithHostTools(['prometheus', 'promtool', 'bubblewrap'], 'dashboards against a real Prometheus scraping the gateway', (bin) => {
   let o: ObservedGateway;
   let tg: FakeTelegramServer;
   let prom: ChildProcess;
@@ -40,7 +42,7 @@ describe('dashboards against a real Prometheus scraping the gateway', () => {
     o = await startObservedGateway({
       providers: { primary: 'flaky', fallback: ['fake'], retry: { max_attempts: 2, base_delay: 10, max_delay: 50 } },
       agents: { default: { tools: ['current_time', 'shell', 'file_list'], budget: { daily_usd: 100, monthly_usd: 1000 } } },
-      tools: { approval: { required: ['file_list'] } },
+      tools: { approval: { required: ['file_list'] }, bubblewrap: { path: bin.bubblewrap } },
       channels: { telegram: { enabled: true, token: tg.token, api_root: tg.url, allow_from: ['42'], poll_timeout: 1 } },
     });
     dir = mkdtempSync(join(tmpdir(), 'nestclaw-prom-'));
@@ -58,7 +60,7 @@ scrape_configs:
     const port = await freePort();
     promUrl = `http://127.0.0.1:${port}`;
     prom = spawn(
-      'prometheus',
+      bin.prometheus!,
       [
         `--config.file=${join(dir, 'prometheus.yml')}`,
         `--storage.tsdb.path=${join(dir, 'data')}`,
@@ -121,7 +123,7 @@ scrape_configs:
 
   it('passes promtool check metrics on a real scrape', async () => {
     const text = await (await o.api('/metrics')).text();
-    const out = execFileSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
+    const out = execFileSync(bin.promtool!, ['check', 'metrics'], { input: text, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
     expect(out.trim()).toBe('');
   });
 });

@@ -1,6 +1,7 @@
 import WebSocket from 'ws';
 import { PairedTokenService } from '@nestclaw/security';
 import { Harness, startHarness, TEST_TOKEN } from '../../support/gateway-harness';
+import { describeWithHostTools } from '../../support/host-tools';
 import { parseSse } from '../../support/sse';
 
 interface Approval {
@@ -8,7 +9,7 @@ interface Approval {
   sessionId: string;
   turnId: string;
   tool: string;
-  input: { command?: string; approval_note?: string };
+  input: { command?: string; path?: string; approval_note?: string };
   status: string;
   decidedBy: string | null;
 }
@@ -26,37 +27,38 @@ async function waitFor<T>(what: string, f: () => Promise<T | undefined>, ms = 30
 }
 
 const shellCall = (command: string) => `please run it [tool:shell ${JSON.stringify({ command })}]`;
+/** file_write needs approval by default and no sandbox (the gateway's checked file access), so these run on any machine. */
+const writeCall = (path: string, content = path) => `save it [tool:file_write ${JSON.stringify({ path, content })}]`;
+const wrote = (path: string, content = path) => `tool said: wrote ${Buffer.byteLength(content)} bytes to ${path}`;
 
-describe('tool approvals (real gateway, fake LLM, real sandbox)', () => {
+describe('tool approvals (real gateway, fake LLM)', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness({ config: { tools: { exec: { allow: ['echo', 'id'] } } } });
+    h = await startHarness();
   });
   afterAll(() => h.stop());
 
-  const pendingFor = (command: string) =>
-    waitFor(`a pending approval for ${command}`, async () => {
+  const pendingFor = (path: string) =>
+    waitFor(`a pending approval for ${path}`, async () => {
       const res = await h.api('/v1/approvals?status=pending');
       const { approvals } = (await res.json()) as { approvals: Approval[] };
-      return approvals.find((a) => a.input.command === command);
+      return approvals.find((a) => a.input.path === path);
     });
 
   const decide = (id: string, decision: 'approve' | 'deny', remember?: boolean) =>
     h.api(`/v1/approvals/${id}`, { json: { decision, ...(remember !== undefined ? { remember } : {}) } });
 
-  it('pauses a shell call for approval, then runs it in the sandbox and answers', async () => {
-    const command = 'echo approved-run';
-    const chat = h.api('/v1/chat', { json: { message: shellCall(command) } });
-    const approval = await pendingFor(command);
-    expect(approval).toMatchObject({ tool: 'shell', status: 'pending' });
-    // echo is allowed by tools.exec.allow without a spec: the prompt says its arguments are unchecked.
-    expect(approval.input.approval_note).toContain("UNCHECKED: 'echo' has no spec in tools.exec.programs");
+  it('pauses a file_write call for approval, then runs it and answers', async () => {
+    const path = 'approved-run.txt';
+    const chat = h.api('/v1/chat', { json: { message: writeCall(path) } });
+    const approval = await pendingFor(path);
+    expect(approval).toMatchObject({ tool: 'file_write', status: 'pending' });
     const before = h.llm.chatRequests;
     const res = await decide(approval.id, 'approve');
     expect(res.status).toBe(201);
     expect(((await res.json()) as { approval: Approval }).approval).toMatchObject({ status: 'approved', decidedBy: 'owner' });
     const body = (await (await chat).json()) as { reply: string; sessionId: string };
-    expect(body.reply).toBe('tool said: approved-run\n[exit code 0]');
+    expect(body.reply).toBe(wrote(path));
     expect(h.llm.chatRequests).toBe(before + 1);
   });
 
@@ -70,15 +72,9 @@ describe('tool approvals (real gateway, fake LLM, real sandbox)', () => {
     expect(approvals.filter((a) => a.tool === 'file_write')).toHaveLength(0);
   });
 
-  it('refuses a command the exec policy rejects without asking anyone', async () => {
-    const res = await h.api('/v1/chat', { json: { message: shellCall('echo hi; rm -rf /') } });
-    const body = (await res.json()) as { reply: string };
-    expect(body.reply).toContain("refused by exec policy: ';' chains commands");
-  });
-
-  it('streams approval_required over SSE and the sandboxed result reaches the model', async () => {
-    const command = 'echo from-the-sandbox';
-    const res = await h.api('/v1/chat', { json: { message: shellCall(command), stream: true } });
+  it('streams approval_required over SSE and the result reaches the model', async () => {
+    const path = 'over-sse.txt';
+    const res = await h.api('/v1/chat', { json: { message: writeCall(path), stream: true } });
     const reader = res.body!.getReader();
     let text = '';
     const decoder = new TextDecoder();
@@ -88,8 +84,8 @@ describe('tool approvals (real gateway, fake LLM, real sandbox)', () => {
       text += decoder.decode(value, { stream: true });
     }
     const event = parseSse(text).find((e) => e.event === 'approval_required')!;
-    const payload = JSON.parse(event.data) as { approvalId: string; tool: string; input: { command: string } };
-    expect(payload).toMatchObject({ tool: 'shell', input: { command } });
+    const payload = JSON.parse(event.data) as { approvalId: string; tool: string; input: { path: string } };
+    expect(payload).toMatchObject({ tool: 'file_write', input: { path } });
     await decide(payload.approvalId, 'approve');
     for (;;) {
       const { value, done } = await reader.read();
@@ -98,12 +94,11 @@ describe('tool approvals (real gateway, fake LLM, real sandbox)', () => {
     }
     const events = parseSse(text);
     const result = JSON.parse(events.find((e) => e.event === 'tool_result')!.data) as { output: string; isError: boolean };
-    expect(result).toMatchObject({ isError: false });
-    expect(result.output).toContain('from-the-sandbox');
+    expect(result).toMatchObject({ isError: false, output: `wrote ${path.length} bytes to ${path}` });
     const done = JSON.parse(events[events.length - 1].data) as { reply: string };
-    expect(done.reply).toContain('tool said: from-the-sandbox');
+    expect(done.reply).toBe(wrote(path));
     const last = h.llm.requests[h.llm.requests.length - 1].body.messages;
-    expect(last[last.length - 1]).toMatchObject({ role: 'tool', content: expect.stringContaining('from-the-sandbox') });
+    expect(last[last.length - 1]).toMatchObject({ role: 'tool', content: expect.stringContaining(`to ${path}`) });
   });
 
   it('sends an approval_required frame over WebSocket and finishes after approval', async () => {
@@ -118,7 +113,7 @@ describe('tool approvals (real gateway, fake LLM, real sandbox)', () => {
         if (f.type === 'done' || f.type === 'error') resolve();
       }),
     );
-    ws.send(JSON.stringify({ type: 'chat', id: 'w1', message: shellCall('echo over-ws') }));
+    ws.send(JSON.stringify({ type: 'chat', id: 'w1', message: writeCall('over-ws.txt') }));
     await done;
     ws.close();
     expect(frames.map((f) => f.type).filter((t) => t !== 'token')).toEqual([
@@ -128,24 +123,25 @@ describe('tool approvals (real gateway, fake LLM, real sandbox)', () => {
       'tool_result',
       'done',
     ]);
-    expect(frames.find((f) => f.type === 'approval_required')).toMatchObject({ tool: 'shell' });
-    expect(frames[frames.length - 1].reply).toContain('tool said: over-ws');
+    expect(frames.find((f) => f.type === 'approval_required')).toMatchObject({ tool: 'file_write' });
+    expect(frames[frames.length - 1].reply).toBe(wrote('over-ws.txt'));
   });
 
-  it('tells the model when the call is denied', async () => {
-    const command = 'echo never-runs';
-    const chat = h.api('/v1/chat', { json: { message: shellCall(command) } });
-    const approval = await pendingFor(command);
+  it('tells the model when the call is denied, and the file is not written', async () => {
+    const path = 'never-written.txt';
+    const chat = h.api('/v1/chat', { json: { message: writeCall(path) } });
+    const approval = await pendingFor(path);
     await decide(approval.id, 'deny');
     const body = (await (await chat).json()) as { reply: string };
-    expect(body.reply).toBe('tool said: denied: owner refused this shell call');
-    expect(body.reply).not.toContain('never-runs\n');
+    expect(body.reply).toBe('tool said: denied: owner refused this file_write call');
+    const list = await h.api('/v1/chat', { json: { message: 'ls [tool:file_list {"path":"."}]' } });
+    expect(((await list.json()) as { reply: string }).reply).not.toContain(path);
   });
 
   it('refuses a second decision on the same approval', async () => {
-    const command = 'echo decide-twice';
-    const chat = h.api('/v1/chat', { json: { message: shellCall(command) } });
-    const approval = await pendingFor(command);
+    const path = 'decide-twice.txt';
+    const chat = h.api('/v1/chat', { json: { message: writeCall(path) } });
+    const approval = await pendingFor(path);
     await decide(approval.id, 'deny');
     await chat;
     const again = await decide(approval.id, 'approve');
@@ -163,30 +159,21 @@ describe('tool approvals (real gateway, fake LLM, real sandbox)', () => {
         headers: { authorization: `Bearer ${token}`, ...(json ? { 'content-type': 'application/json' } : {}) },
         body: json ? JSON.stringify(json) : undefined,
       });
-    const command = 'echo scoped';
-    const chat = h.api('/v1/chat', { json: { message: shellCall(command) } });
-    const approval = await pendingFor(command);
+    const path = 'scoped.txt';
+    const chat = h.api('/v1/chat', { json: { message: writeCall(path) } });
+    const approval = await pendingFor(path);
     expect((await as(chatOnly, '/v1/approvals?status=pending')).status).toBe(403);
     expect((await as(chatOnly, `/v1/approvals/${approval.id}`, { decision: 'approve' })).status).toBe(403);
     const res = await as(approver.token, `/v1/approvals/${approval.id}`, { decision: 'approve' });
     expect(res.status).toBe(201);
     expect(((await res.json()) as { approval: Approval }).approval.decidedBy).toBe(approver.info.id);
-    expect(((await (await chat).json()) as { reply: string }).reply).toContain('tool said: scoped');
-  });
-
-  it('remembers an approval for the exact same command', async () => {
-    const command = 'echo remember-me';
-    const chat = h.api('/v1/chat', { json: { message: shellCall(command) } });
-    await decide((await pendingFor(command)).id, 'approve', true);
-    await chat;
-    const second = (await (await h.api('/v1/chat', { json: { message: shellCall(command) } })).json()) as { reply: string };
-    expect(second.reply).toContain('tool said: remember-me');
+    expect(((await (await chat).json()) as { reply: string }).reply).toBe(wrote(path));
   });
 
   it('resumes a pending approval after a restart and completes the run', async () => {
-    const command = 'echo survives-restart';
-    const chat = h.api('/v1/chat', { json: { message: shellCall(command) } }).catch(() => undefined);
-    const approval = await pendingFor(command);
+    const path = 'survives-restart.txt';
+    const chat = h.api('/v1/chat', { json: { message: writeCall(path) } }).catch(() => undefined);
+    const approval = await pendingFor(path);
     await h.restart();
     await chat;
     const still = (await (await h.api('/v1/approvals?status=pending')).json()) as { approvals: Approval[] };
@@ -203,17 +190,13 @@ describe('tool approvals (real gateway, fake LLM, real sandbox)', () => {
       ['tool', 'ok'],
       ['assistant', 'ok'],
     ]);
-    expect(messages[2].content).toContain('survives-restart');
-    expect(messages[3].content).toContain('tool said: survives-restart');
+    expect(messages[2].content).toContain(`to ${path}`);
+    expect(messages[3].content).toBe(wrote(path));
   });
 
   it('writes a file after approval and reads it back inside the agent workspace', async () => {
     const chat = h.api('/v1/chat', { json: { message: 'save [tool:file_write {"path":"notes/a.txt","content":"hello file"}]' } });
-    const approval = await waitFor('the file_write approval', async () => {
-      const { approvals } = (await (await h.api('/v1/approvals?status=pending')).json()) as { approvals: Approval[] };
-      return approvals.find((a) => a.tool === 'file_write');
-    });
-    await decide(approval.id, 'approve');
+    await decide((await pendingFor('notes/a.txt')).id, 'approve');
     expect(((await (await chat).json()) as { reply: string }).reply).toBe('tool said: wrote 10 bytes to notes/a.txt');
     const read = await h.api('/v1/chat', { json: { message: 'read [tool:file_read {"path":"notes/a.txt"}]' } });
     expect(((await read.json()) as { reply: string }).reply).toBe('tool said: hello file');
@@ -253,18 +236,71 @@ describe('tool approvals (real gateway, fake LLM, real sandbox)', () => {
   });
 });
 
+describeWithHostTools(['bubblewrap'], 'shell approvals (real gateway, fake LLM, bubblewrap sandbox)', (bin) => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ config: { tools: { exec: { allow: ['echo', 'id'] }, bubblewrap: { path: bin.bubblewrap } } } });
+  });
+  afterAll(() => h.stop());
+
+  const pendingFor = (command: string) =>
+    waitFor(`a pending approval for ${command}`, async () => {
+      const res = await h.api('/v1/approvals?status=pending');
+      const { approvals } = (await res.json()) as { approvals: Approval[] };
+      return approvals.find((a) => a.input.command === command);
+    });
+
+  const decide = (id: string, decision: 'approve' | 'deny', remember?: boolean) =>
+    h.api(`/v1/approvals/${id}`, { json: { decision, ...(remember !== undefined ? { remember } : {}) } });
+
+  it('pauses a shell call for approval, then runs it in the sandbox and answers', async () => {
+    const command = 'echo approved-run';
+    const chat = h.api('/v1/chat', { json: { message: shellCall(command) } });
+    const approval = await pendingFor(command);
+    expect(approval).toMatchObject({ tool: 'shell', status: 'pending' });
+    // echo is allowed by tools.exec.allow without a spec: the prompt says its arguments are unchecked.
+    expect(approval.input.approval_note).toContain("UNCHECKED: 'echo' has no spec in tools.exec.programs");
+    await decide(approval.id, 'approve');
+    const body = (await (await chat).json()) as { reply: string; sessionId: string };
+    expect(body.reply).toBe('tool said: approved-run\n[exit code 0]');
+  });
+
+  it('refuses a command the exec policy rejects without asking anyone', async () => {
+    const res = await h.api('/v1/chat', { json: { message: shellCall('echo hi; rm -rf /') } });
+    const body = (await res.json()) as { reply: string };
+    expect(body.reply).toContain("refused by exec policy: ';' chains commands");
+  });
+
+  it('tells the model when a shell call is denied', async () => {
+    const command = 'echo never-runs';
+    const chat = h.api('/v1/chat', { json: { message: shellCall(command) } });
+    await decide((await pendingFor(command)).id, 'deny');
+    const body = (await (await chat).json()) as { reply: string };
+    expect(body.reply).toBe('tool said: denied: owner refused this shell call');
+  });
+
+  it('remembers an approval for the exact same command', async () => {
+    const command = 'echo remember-me';
+    const chat = h.api('/v1/chat', { json: { message: shellCall(command) } });
+    await decide((await pendingFor(command)).id, 'approve', true);
+    await chat;
+    const second = (await (await h.api('/v1/chat', { json: { message: shellCall(command) } })).json()) as { reply: string };
+    expect(second.reply).toContain('tool said: remember-me');
+  });
+});
+
 describe('approval expiry', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness({ config: { tools: { exec: { allow: ['echo'] }, approval: { timeout: '1200ms' } } } });
+    h = await startHarness({ config: { tools: { approval: { timeout: '1200ms' } } } });
   });
   afterAll(() => h.stop());
 
   it('expires an approval while the gateway is down and closes the turn after the restart', async () => {
-    const chat = h.api('/v1/chat', { json: { message: shellCall('echo down-time') } }).catch(() => undefined);
+    const chat = h.api('/v1/chat', { json: { message: writeCall('down-time.txt') } }).catch(() => undefined);
     const approval = await waitFor('the pending approval', async () => {
       const { approvals } = (await (await h.api('/v1/approvals?status=pending')).json()) as { approvals: Approval[] };
-      return approvals.find((a) => a.input.command === 'echo down-time');
+      return approvals.find((a) => a.input.path === 'down-time.txt');
     });
     await h.restart();
     await chat;
@@ -283,9 +319,9 @@ describe('approval expiry', () => {
   });
 
   it('tells the model "denied: timed out" when nobody answers', async () => {
-    const body = (await (await h.api('/v1/chat', { json: { message: shellCall('echo too-late') } })).json()) as { reply: string };
+    const body = (await (await h.api('/v1/chat', { json: { message: writeCall('too-late.txt') } })).json()) as { reply: string };
     expect(body.reply).toContain('tool said: denied: timed out');
     const { approvals } = (await (await h.api('/v1/approvals?status=expired')).json()) as { approvals: Approval[] };
-    expect(approvals.filter((a) => a.input.command === 'echo too-late')).toHaveLength(1);
+    expect(approvals.filter((a) => a.input.path === 'too-late.txt')).toHaveLength(1);
   });
 });

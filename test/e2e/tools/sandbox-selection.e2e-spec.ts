@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
 import { Harness, startHarness } from '../../support/gateway-harness';
+import { describeWithHostTools } from '../../support/host-tools';
 
 interface Check {
   name: string;
@@ -15,8 +15,6 @@ const doctorSandbox = async (h: Harness): Promise<Check> => {
 
 const NO_DOCKER = { socket: '/nonexistent/docker.sock' };
 const NO_BWRAP = { path: '/nonexistent/bwrap' };
-/** CI installs bubblewrap (.ci/run): there the bubblewrap cases must run, never skip. */
-const haveBwrap = process.env.CI === 'true' || existsSync('/usr/bin/bwrap');
 const isRoot = process.getuid?.() === 0;
 
 /** The tool names the model was offered in its last request. */
@@ -26,10 +24,11 @@ const offered = (h: Harness): string[] => {
 };
 
 describe('sandbox selection', () => {
-  (haveBwrap ? describe : describe.skip)('auto, with bubblewrap and without Docker', () => {
+  // CI installs bubblewrap (.ci/run): there this runs or fails, never skips.
+  describeWithHostTools(['bubblewrap'], 'auto, with bubblewrap and without Docker', (bin) => {
     let h: Harness;
     beforeAll(async () => {
-      h = await startHarness({ config: { tools: { docker: NO_DOCKER } } });
+      h = await startHarness({ config: { tools: { docker: NO_DOCKER, bubblewrap: { path: bin.bubblewrap } } } });
     });
     afterAll(() => h.stop());
 

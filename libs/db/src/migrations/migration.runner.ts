@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Pool } from 'pg';
+import { handleConnectionLoss } from '../connection-loss';
 
 /** Any constant: every nestclaw process migrating the same database takes this advisory lock. */
 const MIGRATION_LOCK_KEY = 72_771_010;
@@ -32,10 +33,12 @@ export function listMigrations(dir: string): MigrationFile[] {
 /**
  * Applies pending `prisma/migrations/<name>/migration.sql` files in name order, each in its own
  * transaction, under an advisory lock so concurrent starts never race. A file whose content changed
- * after it was applied is reported, not re-run.
+ * after it was applied is reported, not re-run. A server that stops meanwhile (another process's
+ * embedded server, a restart) fails the run through its query; it never crashes the process.
  */
 export async function runMigrations(pool: Pool, dir: string, progress: (line: string) => void = () => undefined): Promise<MigrationReport> {
   const files = listMigrations(dir);
+  handleConnectionLoss(pool);
   const client = await pool.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
