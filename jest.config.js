@@ -27,7 +27,7 @@ const projects = [
   {
     ...shared,
     displayName: 'unit',
-    testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts'],
+    testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts', '<rootDir>/scripts/**/*.spec.ts'],
   },
   {
     ...shared,

@@ -11,7 +11,22 @@ export interface GatewayProcess {
   output(): string;
   /** SIGKILL, like a crash or the OOM killer: no shutdown hooks run. */
   kill9(): Promise<void>;
+  /** SIGINT (to its process group with ownProcessGroup, like Ctrl-C in a terminal); resolves with the exit code. */
+  interrupt(): Promise<number | null>;
   stop(): Promise<void>;
+}
+
+export interface SpawnOptions {
+  /** Default 0: a free port. */
+  port?: number;
+  /** `log.level`; default warn, so a test's output is what went wrong. */
+  logLevel?: 'error' | 'warn' | 'log' | 'debug';
+  /**
+   * Its own process group, as a terminal gives the command it runs: interrupt() then signals the
+   * whole group, the embedded database included, as Ctrl-C does. Off by default: without setpriv,
+   * a gateway in the test runner's group still dies with it.
+   */
+  ownProcessGroup?: boolean;
 }
 
 const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => spawnSync(p, ['--version'], { stdio: 'ignore' }).status === 0);
@@ -22,21 +37,25 @@ const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => spawnSync(p, ['
  * a test's start is a reopen, not initdb (embedded-database.e2e-spec.ts tests the first start). The
  * deadline (50 s) ends before jest's default 60 s hook timeout, so a late gateway is killed, not left behind.
  */
-export async function spawnGateway(env: NodeJS.ProcessEnv, timeoutMs = 50_000): Promise<GatewayProcess> {
+export async function spawnGateway(env: NodeJS.ProcessEnv, timeoutMs = 50_000, options: SpawnOptions = {}): Promise<GatewayProcess> {
   const main = join(packageRoot(), 'dist', 'apps', 'gateway', 'main.js');
   if (!existsSync(main)) throw new Error(`${main} is missing: run \`npm run build\` first (npm test does it)`);
   if (env.NESTCLAW_HOME && !env.DATABASE_URL) seedEmbeddedHome(env.NESTCLAW_HOME);
   // setpriv (which execs, so the pid stays the gateway's) kills the gateway if this jest worker dies
   // first: a worker force-exited after a hook timeout used to leave gateways and their databases running.
-  const [command, ...args] = [...(SETPRIV ? [SETPRIV, '--pdeathsig', 'KILL', '--'] : []), process.execPath, main, '--port', '0'];
+  const port = String(options.port ?? 0);
+  const [command, ...args] = [...(SETPRIV ? [SETPRIV, '--pdeathsig', 'KILL', '--'] : []), process.execPath, main, '--port', port];
   const child = spawn(command, args, {
-    env: { ...env, NESTCLAW_READY_LINE: '1', NESTCLAW_LOG__LEVEL: 'warn' },
+    env: { ...env, NESTCLAW_READY_LINE: '1', NESTCLAW_LOG__LEVEL: options.logLevel ?? 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.ownProcessGroup ?? false,
   });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // After the exit and the end of its output: what it printed while stopping is in out.
+  const closed = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
     // A gateway that missed the deadline is killed: left running, it would race the test's next start on the same home.
     const timer = setTimeout(() => {
@@ -51,7 +70,8 @@ export async function spawnGateway(env: NodeJS.ProcessEnv, timeoutMs = 50_000): 
       }
     };
     child.stdout!.on('data', onData);
-    child.once('exit', (code) => {
+    // 'close', not 'exit': the reason it printed has been read by then.
+    child.once('close', (code) => {
       clearTimeout(timer);
       reject(new Error(`gateway exited with ${code} before it was ready:\n${out}`));
     });
@@ -63,6 +83,10 @@ export async function spawnGateway(env: NodeJS.ProcessEnv, timeoutMs = 50_000): 
     kill9: async () => {
       child.kill('SIGKILL');
       await exited;
+    },
+    interrupt: () => {
+      process.kill(options.ownProcessGroup ? -child.pid! : child.pid!, 'SIGINT');
+      return closed;
     },
     stop: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;

@@ -8,6 +8,7 @@ import { loadConfig, defaultConfigPath, ConfigService, logLevelsFor, writeGatewa
 import { telemetry } from '@nestclaw/observability';
 import { GatewayModule } from './gateway.module';
 import { fastifyErrorOptions } from './errors/fastify-errors';
+import { addressInUse, assertAddressFree } from './http/address-in-use';
 import { configSecrets, gatewayLogger } from './observability/gateway-logger';
 import { GatewayWsAdapter } from './ws/gateway-ws.adapter';
 import { WsUpgradeAuth } from './ws/ws-upgrade.auth';
@@ -30,12 +31,16 @@ export interface RunningGateway {
   close(): Promise<void>;
 }
 
-/** Builds and starts the gateway; shared by `main.ts`, `nestclaw start` and the e2e tests. */
+/**
+ * Builds and starts the gateway; shared by `main.ts`, `nestclaw start` and the e2e tests. Signals are
+ * main.ts's business (it stops the app and exits 0), so none are handled here.
+ */
 export async function startGateway(options: GatewayOptions = {}): Promise<RunningGateway> {
   const env = options.env ?? process.env;
   const configPath = options.configPath ?? defaultConfigPath(env);
   // Validate once up front so a bad file fails with one readable message, before Nest starts.
   const { config } = loadConfig(configPath, env);
+  await assertAddressFree(config.server.host, options.port ?? config.server.port);
   const logLevels = options.logLevels ?? logLevelsFor(config.log.level);
   // Before Nest builds any provider, so breaker and pool gauges can register from constructors.
   telemetry.configure({
@@ -56,7 +61,6 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const configService = app.get(ConfigService);
   // A reload may bring new keys or tokens: scrub those too.
   configService.register({ reconfigure: (next) => logger.scrubber.setSecrets(configSecrets(next, env)) });
-  app.enableShutdownHooks();
   const upgrades = app.get(WsUpgradeAuth);
   app.useWebSocketAdapter(
     new GatewayWsAdapter(app.getHttpServer() as Server, {
@@ -68,7 +72,14 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
 
   const live = configService.get().server;
   const port = options.port ?? live.port;
-  await app.listen({ port, host: live.host });
+  try {
+    await app.listen({ port, host: live.host });
+  } catch (e) {
+    // The database and workers are up by now: stop them before saying why nothing listens.
+    await app.close().catch(() => undefined);
+    if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') throw addressInUse(live.host, port);
+    throw e;
+  }
   const address = app.getHttpServer().address() as { port: number };
   const host = live.host.includes(':') ? `[${live.host}]` : live.host;
   const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${address.port}`;

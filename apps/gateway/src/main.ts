@@ -2,7 +2,36 @@ import './tracing';
 import { Logger } from '@nestjs/common';
 import { parseArgs } from 'node:util';
 import { isNestclawError } from '@nestclaw/common';
-import { startGateway } from './bootstrap';
+import { RunningGateway, startGateway } from './bootstrap';
+import { gatherStartupFacts, startupSummaryLines } from './startup-summary';
+
+const logger = new Logger('Gateway');
+
+/**
+ * Ctrl-C and SIGTERM close the app (in-flight work, connections, the embedded database) and exit 0.
+ * A terminal's Ctrl-C reaches this process twice under `npm start` (from the terminal and from npm):
+ * later signals are ignored while it stops.
+ */
+function stopOnSignals(gw: RunningGateway): void {
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.log(`stopping (${signal}) ...`);
+    gw.close().then(
+      () => {
+        logger.log('stopped');
+        process.exit(0);
+      },
+      (e: unknown) => {
+        logger.error(`could not stop cleanly: ${(e as Error)?.message ?? String(e)}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -13,7 +42,9 @@ async function main(): Promise<void> {
   const env = { ...process.env, ...(values.host ? { HOST: values.host } : {}) };
   const started = performance.now();
   const gw = await startGateway({ configPath: values.config, env, port: values.port ? Number(values.port) : undefined });
-  new Logger('Gateway').log(`nestclaw ready on ${gw.url} in ${Math.round(performance.now() - started)} ms`);
+  stopOnSignals(gw);
+  for (const line of startupSummaryLines(await gatherStartupFacts(gw.app, gw.url))) logger.log(line);
+  logger.log(`nestclaw ready on ${gw.url} in ${Math.round(performance.now() - started)} ms`);
   // Machine-readable readiness line for scripts and tests.
   if (process.env.NESTCLAW_READY_LINE) process.stdout.write(`NESTCLAW_READY ${gw.url}\n`);
 }

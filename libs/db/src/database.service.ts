@@ -28,6 +28,8 @@ export interface DatabaseOptions {
  */
 export class DatabaseService implements OnApplicationShutdown {
   private static readonly logger = new Logger('Database');
+  /** Set when the app shuts down: connection errors from then on are the shutdown's own. */
+  private stopping = false;
 
   private constructor(
     readonly pool: Pool,
@@ -37,7 +39,20 @@ export class DatabaseService implements OnApplicationShutdown {
     readonly migrations: MigrationReport | undefined,
     private readonly reachability: Reachability,
     private readonly sharedSession: boolean,
-  ) {}
+  ) {
+    // An idle client losing its server must not crash the process; queries report it instead.
+    pool.on('error', (e) => this.idleConnectionLost(e));
+  }
+
+  /**
+   * While stopping this is expected, not news: pg's pool.end() returns once it has asked its idle
+   * clients to end, not once they have, so the embedded server's fast shutdown right after can
+   * still end a backend under one ("terminating connection due to administrator command").
+   */
+  private idleConnectionLost(e: Error): void {
+    if (this.stopping) DatabaseService.logger.debug(`database connection ended while stopping: ${e.message}`);
+    else DatabaseService.logger.warn(`idle database connection lost: ${e.message}`);
+  }
 
   static async connect(config: ConfigService, options: DatabaseOptions): Promise<DatabaseService> {
     const log = (line: string) => DatabaseService.logger.log(line);
@@ -97,9 +112,6 @@ export class DatabaseService implements OnApplicationShutdown {
       reachability,
     };
     const pool = new GuardedPool(poolConfig, reachability);
-    // An idle client losing its server must not crash the process; queries report it instead (a
-    // checked-out TimeoutAwareClient reports it to Reachability).
-    pool.on('error', (e) => DatabaseService.logger.warn(`idle database connection lost: ${e.message}`));
     const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
     return new DatabaseService(pool, prisma, url, embedded, report, reachability, sharedSession);
   }
@@ -208,6 +220,7 @@ export class DatabaseService implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.stopping = true;
     this.reachability.stop();
     await this.prisma.$disconnect().catch(() => undefined);
     await this.pool.end().catch(() => undefined);

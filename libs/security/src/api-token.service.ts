@@ -47,8 +47,10 @@ export class ApiTokenService implements OnModuleInit {
     if (!existsSync(this.tokenPath)) {
       const token = generateToken();
       writeTokenFile(this.tokenPath, token);
-      // Printed once, straight to stdout (never through the logger), so the owner can copy it.
-      process.stdout.write(`\nnestclaw API token (saved to ${this.tokenPath}, shown only now):\n  ${token}\n\n`);
+      // Printed on the first start, straight to stdout (never through the logger), so the owner can copy it.
+      process.stdout.write(
+        `\nnestclaw API token (saved to ${this.tokenPath}, mode 600; \`nestclaw token\` prints it again):\n  ${token}\n\n`,
+      );
     }
     this.loadFile();
   }

@@ -82,6 +82,10 @@ export async function startNativePostgres(
     const child = spawn(command, args, {
       stdio: ['ignore', logFd, logFd],
       env: { ...process.env, LD_LIBRARY_PATH: join(install, 'lib') },
+      // Its own process group: a terminal's Ctrl-C reaches the whole foreground group, and the server
+      // would then drop the gateway's connections before the gateway closes them ("connection lost").
+      // The gateway stops it after closing its pool; setpriv's pdeathsig still stops it on a crash.
+      detached: true,
     });
     await waitReady(child, port, password, join(dirname(dataDir), 'postgres.log'));
     return { engine: 'native', port, password, stop: () => stopChild(child) };

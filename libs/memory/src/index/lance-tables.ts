@@ -1,3 +1,4 @@
+import './lance-log-level';
 import { Index, Table } from '@lancedb/lancedb';
 import { KeywordIndex } from './keyword.index';
 

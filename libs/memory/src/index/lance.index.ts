@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import './lance-log-level';
 import { Connection, connect, Session, Table } from '@lancedb/lancedb';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -60,8 +61,6 @@ export class LanceIndex implements OnApplicationShutdown {
   private writes: Promise<unknown> = Promise.resolve();
 
   async open(dir: string): Promise<StoredIndexVersion | undefined> {
-    // LanceDB's Rust logger prints deprecation notes on stderr; errors still reach us as exceptions.
-    process.env.LANCEDB_LOG ??= 'error';
     this.dir = dir;
     mkdirSync(dir, { recursive: true });
     this.db = await openConnection(dir);

@@ -26,6 +26,17 @@ describe('PinoNestLogger', () => {
     expect(typeof lines[0].time).toBe('string');
   });
 
+  it("writes Nest's start-up chatter (route mappings, modules initialised) at debug, not at the default level", () => {
+    const { logger, lines } = capture();
+    logger.log('Mapped {/v1/chat, POST} route', 'RouterExplorer');
+    logger.log('GatewayModule dependencies initialized', 'InstanceLoader');
+    logger.log('listening on http://127.0.0.1:3000', 'Gateway');
+    expect(lines.map((l) => l.msg)).toEqual(['listening on http://127.0.0.1:3000']);
+    const verbose = capture(['debug', 'log']);
+    verbose.logger.log('Mapped {/v1/chat, POST} route', 'RouterExplorer');
+    expect(verbose.lines[0]).toMatchObject({ level: 20, msg: 'Mapped {/v1/chat, POST} route' });
+  });
+
   it('adds the request, session and turn ids of the work in progress', () => {
     const { logger, lines } = capture();
     withLogContext({ requestId: 'req-1', sessionId: 's-1' }, () => {

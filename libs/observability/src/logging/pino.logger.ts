@@ -37,6 +37,19 @@ const DEFAULT_REDACT = [
 ];
 
 /**
+ * Nest's own start-up chatter (each module initialised, each route and WebSocket message mapped,
+ * ~100 lines): debug, so the start-up log at the default level is main.ts's short summary.
+ */
+const NEST_BOOTSTRAP_CONTEXTS = new Set([
+  'NestFactory',
+  'InstanceLoader',
+  'RoutesResolver',
+  'RouterExplorer',
+  'WebSocketsController',
+  'NestApplication',
+]);
+
+/**
  * Nest's logger on pino: one JSON object per line with the request, session, turn and trace ids of
  * the work being done, secrets removed; pretty text on a terminal. Nest's `Logger.overrideLogger(levels)`
  * (the config hot reload) lands in setLogLevels, so `log.level` stays hot.
@@ -53,7 +66,13 @@ export class PinoNestLogger implements LoggerService {
       options.destination ??
       (pretty
         ? // eslint-disable-next-line @typescript-eslint/no-require-imports
-          (require('pino-pretty') as (o: object) => DestinationStream)({ colorize: true, sync: true, ignore: 'pid,hostname' })
+          (require('pino-pretty') as (o: object) => DestinationStream)({
+            colorize: true,
+            sync: true,
+            // One line per entry on a terminal: "INFO: [Gateway] listening on …".
+            ignore: 'pid,hostname,context',
+            messageFormat: '{if context}[{context}] {end}{msg}',
+          })
         : pino.destination({ dest: 1, sync: true }));
     this.pino = pino(
       {
@@ -99,10 +118,11 @@ export class PinoNestLogger implements LoggerService {
     this.write('error', message, params);
   }
 
-  private write(level: LogLevel, message: unknown, params: unknown[]): void {
-    if (!this.enabled.has(level)) return;
+  private write(wanted: LogLevel, message: unknown, params: unknown[]): void {
     const rest = [...params];
     const context = typeof rest[rest.length - 1] === 'string' && rest.length > 0 ? (rest.pop() as string) : undefined;
+    const level = wanted === 'log' && context && NEST_BOOTSTRAP_CONTEXTS.has(context) ? 'debug' : wanted;
+    if (!this.enabled.has(level)) return;
     const fields: Record<string, unknown> = context ? { context } : {};
     const stack = rest.find((p) => typeof p === 'string' && p.includes('\n    at '));
     if (stack) fields.stack = this.scrubber.scrub(stack as string);
