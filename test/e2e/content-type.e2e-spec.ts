@@ -7,7 +7,7 @@ type ErrorBody = { error: { code: string; message: string } };
 const BODY = JSON.stringify({ message: 'hello', code: '123456', decision: 'approve', schedule: { every: '30m' } });
 
 /** How clients mislabel JSON: fetch's default for a string, curl's `-d` default, and no label at all. */
-const LABELS: { name: string; headers: Record<string, string>; body: () => BodyInit }[] = [
+const LABELS: { name: string; headers: Record<string, string>; body: () => string | Uint8Array }[] = [
   { name: 'text/plain', headers: { 'content-type': 'text/plain;charset=UTF-8' }, body: () => BODY },
   { name: 'form-urlencoded', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: () => BODY },
   // A byte body: fetch sends it with no Content-Type header at all.
