@@ -1,5 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeOpenAiServer } from '../fixtures/fake-openai.server';
@@ -203,6 +203,33 @@ describe('nestclaw CLI', () => {
       expect(r.stdout).toMatch(/^✖ provider: no model provider is configured/m);
       expect(r.stdout).toMatch(/^\s+fix: set OPENAI_BASE_URL and OPENAI_API_KEY/m);
       expect(r.stdout).toMatch(/1 check\(s\) failed/);
+    });
+
+    it('doctor fails on an invalid config file the running gateway refused to reload, with the errors and a fix', async () => {
+      const path = join(home, 'config.yaml');
+      const before = gatewayOutput.length;
+      writeFileSync(path, 'models:\n  default: { provider: opneai, model: fake-model }\n');
+      try {
+        // The gateway's watcher read the file and kept its running configuration.
+        await waitFor(() => gatewayOutput.slice(before), /Keeping the running configuration/, 'the gateway to refuse the reload');
+        const r = await run(['doctor'], envFor(home, db));
+        expect(r.code).toBe(1);
+        expect(r.stdout).toContain(`reporting on the running gateway at ${url}`);
+        expect(r.stdout).toMatch(new RegExp(`^✖ config: Invalid configuration \\(${path.replace(/[.]/g, '\\.')}\\)`, 'm'));
+        expect(r.stdout).toContain('models.default.provider: unknown provider "opneai" — did you mean "openai"?');
+        expect(r.stdout).toContain('The running gateway keeps using its last valid configuration');
+        expect(r.stdout).toMatch(new RegExp(`^\\s+fix: correct ${path.replace(/[.]/g, '\\.')} as listed above`, 'm'));
+        // The running gateway still answers its model from the last valid configuration.
+        expect(r.stdout).toMatch(/^✔ model default: fake-model/m);
+
+        // Without a gateway to ask, the CLI reads the same file itself and says the same.
+        const local = await run(['doctor', '--local'], envFor(home, db));
+        expect(local.code).toBe(1);
+        expect(local.stdout).toMatch(/^✖ config: Invalid configuration/m);
+        expect(local.stdout).toContain('unknown provider "opneai" — did you mean "openai"?');
+      } finally {
+        rmSync(path, { force: true });
+      }
     });
 
     it('chat streams the echo reply for each piped line and keeps one session across them', async () => {

@@ -5,7 +5,8 @@ describe('POST /v1/chat/completions with the official OpenAI SDK', () => {
   let h: Harness;
   let client: OpenAI;
   beforeAll(async () => {
-    h = await startHarness();
+    // A second agent, so the model list has an agent beyond `default` to offer (and route to).
+    h = await startHarness({ config: { agents: { coder: { system_prompt: 'You are the coder agent.' } } } });
     client = new OpenAI({ baseURL: `${h.gateway.url}/v1`, apiKey: TEST_TOKEN, maxRetries: 0 });
   });
   afterAll(() => h.stop());
@@ -81,6 +82,50 @@ describe('POST /v1/chat/completions with the official OpenAI SDK', () => {
     await expect(client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({
       status: 400,
     });
+  });
+
+  it("lists the agents as models in OpenAI's list format", async () => {
+    const res = await h.api('/v1/models');
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { object: string; data: { id: string; object: string; created: number; owned_by: string }[] };
+    expect(body.object).toBe('list');
+    expect(body.data.map((m) => m.id)).toEqual(['nestclaw', 'nestclaw/coder', 'nestclaw/default']);
+    for (const m of body.data) {
+      expect(m).toEqual({ id: m.id, object: 'model', created: expect.any(Number) as number, owned_by: 'nestclaw' });
+      expect(m.created).toBeLessThanOrEqual(Date.now() / 1000);
+    }
+  });
+
+  it('lists models through the SDK, and every listed id is one chat completions accepts and routes', async () => {
+    const ids: string[] = [];
+    for await (const model of client.models.list()) ids.push(model.id);
+    expect(ids).toEqual(['nestclaw', 'nestclaw/coder', 'nestclaw/default']);
+    for (const model of ids) {
+      const res = await client.chat.completions.create({ model, messages: [{ role: 'user', content: `via ${model}` }] });
+      expect(res.model).toBe(model);
+      expect(res.choices[0].message.content).toBe(`echo: via ${model}`);
+      const system = h.llm.requests[h.llm.requests.length - 1].body.messages[0].content;
+      expect(String(system).includes('You are the coder agent.')).toBe(model === 'nestclaw/coder');
+    }
+  });
+
+  it('retrieves one model by id through the SDK (slash encoded) and with the slash typed', async () => {
+    expect(await client.models.retrieve('nestclaw/coder')).toMatchObject({ id: 'nestclaw/coder', object: 'model', owned_by: 'nestclaw' });
+    expect(await client.models.retrieve('nestclaw')).toMatchObject({ id: 'nestclaw', object: 'model' });
+    const typed = await h.api('/v1/models/nestclaw/coder');
+    expect(typed.status).toBe(200);
+    expect(((await typed.json()) as { id: string }).id).toBe('nestclaw/coder');
+  });
+
+  it('answers 404 not_found for a model it does not serve, naming the ones it does', async () => {
+    await expect(client.models.retrieve('gpt-4o')).rejects.toMatchObject({ status: 404 });
+    for (const path of ['/v1/models/gpt-4o', '/v1/models/nestclaw/writer']) {
+      const res = await h.api(path);
+      expect(res.status).toBe(404);
+      expect(await res.json()).toEqual({
+        error: { code: 'not_found', message: expect.stringContaining('available: nestclaw, nestclaw/coder, nestclaw/default') as string },
+      });
+    }
   });
 
   it('rejects a bad token with 401', async () => {

@@ -1,55 +1,12 @@
-import { RequestMethod } from '@nestjs/common';
-import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
-import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { PairedTokenService, Scope, SCOPES } from '@nestclaw/security';
-import { IS_PUBLIC } from '../../apps/gateway/src/auth/public.decorator';
-import { REQUIRED_SCOPE } from '../../apps/gateway/src/auth/require-scope.decorator';
 import { Harness, startHarness } from '../support/gateway-harness';
+import { concrete, nestRoutes, Route } from '../support/route-table';
 
 type ErrorBody = { error: { code: string } };
-
-interface Route {
-  method: string;
-  path: string;
-  isPublic: boolean;
-  /** What the bearer guard demands: @RequireScope, else `chat`. */
-  scope: Scope;
-}
 
 /** Only these answer without a token: the liveness probe and the trade of a one-time pairing code. */
 // The probes (liveness, readiness) answer orchestrators without a token; the pairing exchange is how a token is got.
 const PUBLIC_ROUTES = ['GET /health', 'GET /health/live', 'GET /health/ready', 'POST /v1/pair'];
-
-/** Every route Nest registered, read from its controllers the way the router reads them. */
-function nestRoutes(h: Harness): Route[] {
-  const discovery = h.gateway.app.get(DiscoveryService);
-  const scanner = h.gateway.app.get(MetadataScanner);
-  const reflector = new Reflector();
-  const routes: Route[] = [];
-  for (const wrapper of discovery.getControllers()) {
-    const instance = wrapper.instance as object | undefined;
-    if (!instance || !wrapper.metatype) continue;
-    const base = String(Reflect.getMetadata(PATH_METADATA, wrapper.metatype) ?? '');
-    const proto = Object.getPrototypeOf(instance) as Record<string, unknown>;
-    for (const name of scanner.getAllMethodNames(proto)) {
-      const handler = proto[name] as object;
-      const path = Reflect.getMetadata(PATH_METADATA, handler) as string | undefined;
-      const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
-      if (path === undefined || method === undefined) continue;
-      const targets = [handler as () => void, wrapper.metatype as () => void];
-      routes.push({
-        method: RequestMethod[method],
-        path: `/${[base, path]
-          .map((p) => p.replace(/^\/|\/$/g, ''))
-          .filter(Boolean)
-          .join('/')}`,
-        isPublic: reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets) ?? false,
-        scope: reflector.getAllAndOverride<Scope | undefined>(REQUIRED_SCOPE, targets) ?? 'chat',
-      });
-    }
-  }
-  return routes;
-}
 
 /**
  * Every route the HTTP server itself answers (Fastify's route table, printed as a tree): catches a
@@ -71,8 +28,6 @@ function serverRoutes(h: Harness): string[] {
   }
   return found.sort();
 }
-
-const concrete = (path: string) => path.replace(/:[^/]+/g, 'route-sweep-id');
 
 describe('bearer auth on every route', () => {
   let h: Harness;

@@ -9,6 +9,7 @@ import { telemetry } from '@nestclaw/observability';
 import { GatewayModule } from './gateway.module';
 import { fastifyErrorOptions } from './errors/fastify-errors';
 import { addressInUse, assertAddressFree } from './http/address-in-use';
+import { acceptJsonBodiesOnly } from './http/json-bodies-only';
 import { configSecrets, gatewayLogger } from './observability/gateway-logger';
 import { GatewayWsAdapter } from './ws/gateway-ws.adapter';
 import { WsUpgradeAuth } from './ws/ws-upgrade.auth';
@@ -52,11 +53,13 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
 
   preloadTokenizer();
   const adapter = new FastifyAdapter({ bodyLimit: config.server.body_limit, trustProxy: false, ...fastifyErrorOptions() });
+  acceptJsonBodiesOnly(adapter);
   const logger = gatewayLogger(config, env, logLevels);
   const app = await NestFactory.create<NestFastifyApplication>(
     GatewayModule.forRoot({ path: configPath, env, watch: options.watchConfig, loaded: config }),
     adapter,
-    { logger, bufferLogs: false },
+    // Fastify's own JSON parser (same body limit and prototype-poisoning rules) is the only one.
+    { logger, bufferLogs: false, bodyParser: false },
   );
   const configService = app.get(ConfigService);
   // A reload may bring new keys or tokens: scrub those too.

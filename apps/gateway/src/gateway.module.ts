@@ -23,7 +23,9 @@ import { InputHygienePipe } from './http/input-hygiene.pipe';
 import { HealthController } from './health/health.controller';
 import { MemoryController } from './memory/memory.controller';
 import { ReindexController } from './memory/reindex.controller';
+import { AgentModelCatalog } from './openai/agent-model.catalog';
 import { ChatCompletionsController } from './openai/chat-completions.controller';
+import { ModelsController } from './openai/models.controller';
 import { PairingController } from './pairing/pairing.controller';
 import { SecurityConfigController } from './pairing/security-config.controller';
 import { ProvidersController } from './providers/providers.controller';
@@ -66,6 +68,7 @@ export class GatewayModule {
       controllers: [
         ChatController,
         ChatCompletionsController,
+        ModelsController,
         SessionsController,
         HealthController,
         PairingController,
@@ -94,6 +97,7 @@ export class GatewayModule {
         ChatWsGateway,
         WsUpgradeAuth,
         TokenRateLimit,
+        AgentModelCatalog,
       ],
     };
   }

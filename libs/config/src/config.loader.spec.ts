@@ -82,6 +82,32 @@ describe('loadConfig', () => {
     expect(() => loadConfig(path, {})).toThrow(/bindings\.0\.agent: unknown agent "writer" \(configured: coder\)/);
   });
 
+  it('names a misspelt provider and the one it probably meant, instead of loading a model that cannot run', () => {
+    const path = write('models:\n  main: { provider: opneai, model: gpt-4o-mini }\n');
+    expect(() => loadConfig(path, {})).toThrow(
+      'models.main.provider: unknown provider "opneai" — did you mean "openai"? Known: openai, deepseek, moonshot, zhipu, qwen, groq, openrouter, vllm, lmstudio, openai-compatible, anthropic, gemini, ollama',
+    );
+  });
+
+  it('lists the known providers without a guess when no provider is close to the one given', () => {
+    const path = write('models:\n  main: { provider: watsonx, model: granite }\n');
+    expect(() => loadConfig(path, {})).toThrow(
+      /models\.main\.provider: unknown provider "watsonx"\. Known: openai, deepseek, .*, ollama$/m,
+    );
+  });
+
+  it('suggests across case and a missing letter (OpenAi, antropic, ollma)', () => {
+    for (const [typed, meant] of [
+      ['OpenAi', 'openai'],
+      ['antropic', 'anthropic'],
+      ['ollma', 'ollama'],
+      ['openai-compatable', 'openai-compatible'],
+    ]) {
+      const path = write(`models:\n  m: { provider: ${typed}, model: x }\n`);
+      expect(() => loadConfig(path, {})).toThrow(`unknown provider "${typed}" — did you mean "${meant}"?`);
+    }
+  });
+
   it('keeps a default agent when the file defines only others', () => {
     const path = write('agents:\n  coder: { max_iterations: 3 }\n');
     const { config } = loadConfig(path, {});

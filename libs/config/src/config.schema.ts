@@ -17,6 +17,7 @@ import { sessionSchema } from './schema/session.schema';
 import { toolsSchema } from './schema/tools.schema';
 
 export { NATIVE_ACKNOWLEDGEMENT } from './schema/tools.schema';
+export { PROVIDER_KINDS } from './schema/provider-kinds';
 export type { ChannelConfig } from './schema/channels.schema';
 export type { BindingConfig } from './schema/bindings.schema';
 export type { MemoryConfig } from './schema/memory.schema';

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigService, redactSecrets, secretValues } from '@nestclaw/config';
+import { isNestclawError } from '@nestclaw/common';
+import { ConfigService, loadConfig, redactSecrets, secretValues } from '@nestclaw/config';
 import { DatabaseService } from '@nestclaw/db';
 import { ModelStatus, ProviderStatusService } from '@nestclaw/provider';
 import { MemoryStatusService } from '@nestclaw/memory';
@@ -93,8 +94,24 @@ export class DoctorService {
     }
   }
 
+  /**
+   * The file on disk, read again now: after a hot reload failed, the running configuration is the
+   * last valid one while the file says something else, and the next start would refuse the file.
+   */
   private checkConfig(): DoctorCheck {
     const path = this.config.path;
+    try {
+      loadConfig(path, this.config.options.env);
+    } catch (e) {
+      // Unreadable counts too (EACCES, a directory in its place): the next start fails on it alike.
+      const why = isNestclawError(e) ? e.message : `cannot read ${path}: ${(e as Error).message}`;
+      return {
+        name: 'config',
+        status: 'fail',
+        message: `${why}\nThe running gateway keeps using its last valid configuration; the next start would refuse this file.`,
+        fix: `correct ${path} as listed above (or remove the keys to use the defaults)`,
+      };
+    }
     return existsSync(path)
       ? { name: 'config', status: 'ok', message: `loaded ${path}` }
       : { name: 'config', status: 'ok', message: `no ${path}; using defaults and environment variables` };

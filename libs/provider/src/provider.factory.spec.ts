@@ -1,6 +1,6 @@
 import { parse } from 'yaml';
-import { configSchema, interpolate } from '@nestclaw/config';
-import { createEmbeddingProvider, createProvider, isLocalProvider } from './provider.factory';
+import { configSchema, interpolate, PROVIDER_KINDS } from '@nestclaw/config';
+import { createEmbeddingProvider, createProvider, isLocalProvider, KNOWN_PROVIDERS } from './provider.factory';
 import { priceFor } from './pricing';
 
 /**
@@ -34,6 +34,10 @@ describe('provider configuration', () => {
       idempotency_ttl: 600_000,
     });
     expect(config.models['gpt-4o-mini'].limits).toEqual({ rpm: 500, tpm: 200_000 });
+  });
+
+  it('builds every provider the config schema accepts, and the schema accepts every one it builds', () => {
+    expect([...KNOWN_PROVIDERS].sort()).toEqual([...PROVIDER_KINDS].sort());
   });
 
   it('builds the right adapter for each model', () => {

@@ -2,6 +2,7 @@ import { HttpException, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { ErrorCode, isNestclawError } from '@nestclaw/common';
 import { mapDatabaseError } from '@nestclaw/db';
+import { UNSUPPORTED_MEDIA_TYPE_MESSAGE } from '../http/json-bodies-only';
 import { statusFor } from './error-status';
 
 export interface ErrorBody {
@@ -30,7 +31,8 @@ export function toErrorResponse(e: unknown): { status: number; body: ErrorBody }
   if (e instanceof HttpException) {
     const status = e.getStatus();
     const code = (Object.hasOwn(HTTP_CODES, status) ? HTTP_CODES[status] : undefined) ?? (status >= 500 ? 'internal' : 'invalid_request');
-    const message = status === 404 ? 'No such route' : e.message;
+    // Nest wraps Fastify's own errors (an unsupported content type among them) in an HttpException.
+    const message = status === 404 ? 'No such route' : status === 415 ? UNSUPPORTED_MEDIA_TYPE_MESSAGE : e.message;
     return { status, body: { error: { code, message } } };
   }
   // Fastify's own errors (body too large, bad JSON, wrong content type) carry a statusCode.
@@ -42,7 +44,7 @@ export function toErrorResponse(e: unknown): { status: number; body: ErrorBody }
     if (fastify.code === 'FST_ERR_CTP_BODY_TOO_LARGE') message = 'Request body is larger than server.body_limit';
     if (fastify.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || e instanceof SyntaxError)
       message = `Body is not valid JSON: ${fastify.message}`;
-    if (fastify.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') message = 'Unsupported Content-Type; send application/json';
+    if (status === 415) message = UNSUPPORTED_MEDIA_TYPE_MESSAGE;
     return { status, body: { error: { code, message } } };
   }
   // A database failure that slipped past its repository's mapping is still a 503, not a 500.

@@ -3,8 +3,11 @@ import { z } from 'zod';
 const textPart = z.object({ type: z.literal('text'), text: z.string() });
 const content = z.union([z.string(), z.array(z.union([textPart, z.looseObject({ type: z.string() })]))]).nullish();
 
+/** The model ids this API serves: `nestclaw` (default routing) or `nestclaw/<agentId>`. */
+export const MODEL_ID_PATTERN = /^nestclaw(\/[A-Za-z0-9._-]+)?$/;
+
 export const chatCompletionsSchema = z.object({
-  model: z.string().regex(/^nestclaw(\/[A-Za-z0-9._-]+)?$/, 'must be "nestclaw" or "nestclaw/<agentId>"'),
+  model: z.string().regex(MODEL_ID_PATTERN, 'must be "nestclaw" or "nestclaw/<agentId>"'),
   messages: z
     .array(z.looseObject({ role: z.enum(['system', 'developer', 'user', 'assistant', 'tool', 'function']), content }))
     .min(1, 'must contain at least one message'),

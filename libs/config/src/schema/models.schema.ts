@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { secret } from './field-types';
+import { isProviderKind, unknownProviderMessage } from './provider-kinds';
 
 /** USD per 1M tokens. */
 const priceSchema = z.strictObject({
@@ -17,7 +18,10 @@ const limitsSchema = z.strictObject({
 });
 
 const modelSchema = z.strictObject({
-  provider: z.string().default('openai-compatible'),
+  provider: z
+    .string()
+    .refine(isProviderKind, { error: (issue) => unknownProviderMessage(String(issue.input)) })
+    .default('openai-compatible'),
   model: z.string().min(1),
   base_url: z.url().optional(),
   api_key: secret(z.string()).optional(),
