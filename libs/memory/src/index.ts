@@ -8,7 +8,7 @@ export type { RecallHit, RecallMode, RecallOutcome, RecallQuery } from './recall
 export { ReindexService } from './index/reindex.service';
 export type { ReindexProgress } from './index/reindex.service';
 export { MemoryStatusService } from './memory-status.service';
-export type { MemoryStatus } from './memory-status.service';
+export type { MemoryStatus, PersonMemoryStatus } from './memory-status.service';
 export { IndexWorker } from './queue/index.worker';
 export { MEMORY_EMBEDDER_OVERRIDE } from './embedding/memory-embedder';
 export type { ActiveEmbedder } from './embedding/memory-embedder';

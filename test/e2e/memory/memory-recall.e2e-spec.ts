@@ -66,6 +66,19 @@ describe('memory recall in turns', () => {
     expect(found.map((r) => r.content).join('\n')).not.toContain('blue flowerpot');
   });
 
+  it("shows a chat-only token its own memory counts in /v1/memory/status, not everyone's", async () => {
+    const carol = await pairedToken(h, 'carol');
+    const asCarol = { headers: { authorization: `Bearer ${carol}` } };
+    expect((await h.api('/v1/memory', { json: { content: 'Carol waters the ferns on Fridays' }, ...asCarol })).status).toBe(201);
+    expect((await h.api('/v1/memory', { json: { content: 'The owner repots the ferns in spring' } })).status).toBe(201);
+    const own = (await (await h.api('/v1/memory/status', asCarol)).json()) as Record<string, unknown>;
+    expect(own).toEqual({ scope: expect.stringMatching(/^token:/), mode: expect.any(String), memories: 1, chunks: 1 });
+    const all = (await (await h.api('/v1/memory/status')).json()) as { memories: number; queue: unknown; parked: unknown };
+    expect(all.memories).toBeGreaterThan(1);
+    expect(all).toHaveProperty('queue');
+    expect(all).toHaveProperty('parked');
+  });
+
   it('forgets immediately, even while the index worker is behind', async () => {
     const { id } = (await (await h.api('/v1/memory', { json: { content: 'The office wifi password is zebra-kumquat-42' } })).json()) as {
       id: string;

@@ -226,6 +226,16 @@ export class MemoryRepository {
     return rows;
   }
 
+  /** One person's live memories and chunks, every agent (the status a non-admin token may see). */
+  async countsOf(scope: string): Promise<{ memories: number; chunks: number }> {
+    const { rows } = await this.db.pool.query<{ memories: string; chunks: string }>(
+      `SELECT count(*) AS memories, coalesce(sum((SELECT count(*) FROM memory_chunks c WHERE c.memory_id = m.id)), 0) AS chunks
+         FROM memories m WHERE m.scope = $1 AND m.deleted_at IS NULL`,
+      [scope],
+    );
+    return { memories: Number(rows[0].memories), chunks: Number(rows[0].chunks) };
+  }
+
   async counts(): Promise<{ memories: number; chunks: number; deleted: number }> {
     const { rows } = await this.db.pool.query<{ memories: string; deleted: string; chunks: string }>(
       `SELECT (SELECT count(*) FROM memories WHERE deleted_at IS NULL) AS memories,
