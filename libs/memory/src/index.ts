@@ -14,5 +14,5 @@ export { MEMORY_EMBEDDER_OVERRIDE } from './embedding/memory-embedder';
 export type { ActiveEmbedder } from './embedding/memory-embedder';
 export { OWNER_SCOPE, personOf, tokenScope } from './scope/person-scope';
 export type { TurnIdentity } from './scope/person-scope';
-export { SECTION_OPEN } from './recall/prompt-section';
+export { SECTION_CLOSE, SECTION_OPEN } from './recall/prompt-section';
 export { queryTerms } from './text/tokenizer';
