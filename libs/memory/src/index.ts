@@ -8,11 +8,11 @@ export type { RecallHit, RecallMode, RecallOutcome, RecallQuery } from './recall
 export { ReindexService } from './index/reindex.service';
 export type { ReindexProgress } from './index/reindex.service';
 export { MemoryStatusService } from './memory-status.service';
-export type { MemoryStatus } from './memory-status.service';
+export type { MemoryStatus, PersonMemoryStatus } from './memory-status.service';
 export { IndexWorker } from './queue/index.worker';
 export { MEMORY_EMBEDDER_OVERRIDE } from './embedding/memory-embedder';
 export type { ActiveEmbedder } from './embedding/memory-embedder';
 export { OWNER_SCOPE, personOf, tokenScope } from './scope/person-scope';
 export type { TurnIdentity } from './scope/person-scope';
-export { SECTION_OPEN } from './recall/prompt-section';
+export { SECTION_CLOSE, SECTION_OPEN } from './recall/prompt-section';
 export { queryTerms } from './text/tokenizer';

@@ -21,6 +21,14 @@ export interface MemoryStatus {
   parked: ParkedEntry[];
 }
 
+/** What a token without the admin scope sees: its own person's counts, nothing about anyone else's. */
+export interface PersonMemoryStatus {
+  scope: string;
+  mode: IndexState['mode'];
+  memories: number;
+  chunks: number;
+}
+
 /** Everything an operator needs to see about memory: GET /v1/memory/status, `nestclaw memory status`, /doctor. */
 @Injectable()
 export class MemoryStatusService {
@@ -35,6 +43,11 @@ export class MemoryStatusService {
       const q = await this.queue.stats();
       return { pending: q.pending, oldestPendingSeconds: (q.oldestPendingMs ?? 0) / 1000, keywordOnly: this.indexState.keywordOnly() };
     });
+  }
+
+  async personStatus(scope: string): Promise<PersonMemoryStatus> {
+    const counts = await this.memories.countsOf(scope);
+    return { scope, mode: this.indexState.keywordOnly() ? 'keyword-only' : 'hybrid', ...counts };
   }
 
   async status(): Promise<MemoryStatus> {

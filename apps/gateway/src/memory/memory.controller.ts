@@ -46,9 +46,11 @@ export class MemoryController {
     };
   }
 
+  /** Global counts, queue and index state for the owner and admin tokens; anyone else sees their own counts only. */
   @Get('status')
-  status() {
-    return this.statuses.status();
+  status(@CurrentPrincipal() principal: Principal) {
+    if (principal.scopes.includes('admin')) return this.statuses.status();
+    return this.statuses.personStatus(tokenScope(principal.id));
   }
 
   @Get(':id')

@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
+import { FailureThrottle } from '@nestclaw/common';
 import { ConfigService } from '@nestclaw/config';
 import { AgentService } from '../agent.service';
 import { JobOutputDispatcher } from './job-output.dispatcher';
@@ -21,6 +22,8 @@ export class JobScheduler implements OnApplicationBootstrap, OnApplicationShutdo
   private readonly logger = new Logger('Scheduler');
   private ticking: Promise<void> | undefined;
   private readonly running = new Set<Promise<void>>();
+  /** During a database outage: one line, a summary a minute, one on recovery; ticks spaced out meanwhile. */
+  private readonly failures: FailureThrottle;
 
   constructor(
     private readonly config: ConfigService,
@@ -29,7 +32,9 @@ export class JobScheduler implements OnApplicationBootstrap, OnApplicationShutdo
     private readonly clock: SchedulerClock,
     private readonly registry: SchedulerRegistry,
     private readonly outputs: JobOutputDispatcher,
-  ) {}
+  ) {
+    this.failures = new FailureThrottle('looking for due jobs', this.logger, { baseDelayMs: config.get().scheduler.tick });
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     const s = this.config.get().scheduler;
@@ -51,6 +56,7 @@ export class JobScheduler implements OnApplicationBootstrap, OnApplicationShutdo
 
   /** Claims and starts what is due now; one tick at a time per process. */
   tick(): Promise<void> {
+    if (!this.failures.due()) return Promise.resolve();
     this.ticking ??= this.claimAndStart().finally(() => (this.ticking = undefined));
     return this.ticking;
   }
@@ -70,9 +76,10 @@ export class JobScheduler implements OnApplicationBootstrap, OnApplicationShutdo
         nextDue(job.schedule, now, new Date(job.nextRunAt!)),
       );
     } catch (e) {
-      this.logger.error(`looking for due jobs failed: ${(e as Error).message}`);
+      this.failures.failed(e);
       return;
     }
+    this.failures.succeeded();
     for (const c of claimed) {
       if (c.missed) {
         this.logger.warn(`job ${c.job.id} was due at ${c.dueAt.toISOString()}, more than the grace period ago: recorded as missed`);

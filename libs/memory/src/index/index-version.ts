@@ -1,7 +1,10 @@
 import { TOKENIZER_VERSION } from '../text/tokenizer';
 
-/** Bump when the index's row layout changes (3: search columns only; recall reads text from Postgres). */
-export const INDEX_SCHEMA_VERSION = 3;
+/**
+ * Bump when the index's row layout changes (3: search columns only; recall reads text from Postgres;
+ * 4: same rows, rebuilt once so the rows of memories forgotten before forget erased leave the files).
+ */
+export const INDEX_SCHEMA_VERSION = 4;
 
 /** What an index was built with; any difference from what the process expects means a rebuild. */
 export interface IndexVersion {

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IndexRow } from './index-arrow';
@@ -15,6 +15,12 @@ const row = (n: number): IndexRow => ({
 });
 const version = { schema: INDEX_SCHEMA_VERSION, tokenizer: 'test', embedding: 'none' };
 const ids = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => String(from + i));
+
+/** Files under `dir` whose bytes contain `marker` (LanceDB stores the terms column uncompressed). */
+const filesHolding = (dir: string, marker: string) =>
+  readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && readFileSync(join(e.parentPath, e.name)).includes(marker))
+    .map((e) => e.name);
 
 const keyword = (index: LanceIndex, term: string) => index.keyword('owner', 'default', [term], 5).map((h) => h.chunkId);
 
@@ -64,5 +70,23 @@ describe('LanceIndex (real LanceDB in a temporary directory)', () => {
     await index.optimize();
     expect(await index.rowCount()).toBe(15);
     expect((await index.vector('owner', 'default', [1, 0, 0.5], 15)).map((h) => h.chunkId)).toContain('14');
+  });
+
+  it('erases a removed memory from the files on disk, keeping every other row searchable', async () => {
+    const secret = { ...row(500), terms: 'qzxerasemarker door code' };
+    for (let n = 11; n <= 40; n++)
+      await index.apply([row(n).memoryId], [n === 25 ? { ...secret, chunkId: '25', memoryId: row(25).memoryId } : row(n)]);
+    await index.optimize();
+    expect(filesHolding(dir, 'qzxerasemarker')).not.toEqual([]);
+    await index.apply([row(25).memoryId], []);
+    // Shutdown runs the pending cleanup without the grace a running gateway waits for.
+    await index.onApplicationShutdown();
+    expect(filesHolding(dir, 'qzxerasemarker')).toEqual([]);
+    index = new LanceIndex();
+    await index.open(dir);
+    expect(await index.rowCount()).toBe(39);
+    expect(keyword(index, 'n24')).toEqual(['24']);
+    expect(keyword(index, 'qzxerasemarker')).toEqual([]);
+    expect((await index.vector('owner', 'default', [1, 3, 0.5], 100)).map((h) => h.chunkId)).toHaveLength(39);
   });
 });

@@ -7,6 +7,7 @@ import { heapHeadroomWarning } from './heap-headroom';
 import { INDEX_SCHEMA_VERSION, IndexVersion, StoredIndexVersion } from './index-version';
 import { IndexRow, schemaFor, toArrow } from './index-arrow';
 import { KeywordHit, KeywordIndex } from './keyword.index';
+import { fragmentsHolding, memoryFilter, rewriteFragments } from './lance-erase';
 import { createScalarIndices, ensureVectorIndex, hasScalarIndices, loadKeywords, unindexedRows } from './lance-tables';
 
 /** Rows added between two optimize passes (which fold new rows into the scalar and vector indices). */
@@ -39,7 +40,6 @@ const METADATA_CACHE_BYTES = 8n << 20n;
 const VECTOR_NPROBES = 20;
 
 const quote = (s: string) => `'${s.replace(/'/g, "''")}'`;
-const uuidList = (ids: string[]) => ids.map((id) => quote(id)).join(', ');
 
 /**
  * The derived hybrid index: one LanceDB table of chunks (the shared tokenizer's terms and an
@@ -59,6 +59,8 @@ export class LanceIndex implements OnApplicationShutdown {
   private writesSinceOptimize = 0;
   private building = false;
   private writes: Promise<unknown> = Promise.resolve();
+  /** Set after an erase: the cleanup that removes the old versions' files once their grace has passed. */
+  private purgeTimer: NodeJS.Timeout | undefined;
 
   async open(dir: string): Promise<StoredIndexVersion | undefined> {
     this.dir = dir;
@@ -120,14 +122,24 @@ export class LanceIndex implements OnApplicationShutdown {
     return (rows as { chunk_id: bigint; memory_id: string }[]).map((r) => ({ chunkId: String(r.chunk_id), memoryId: r.memory_id }));
   }
 
-  /** Replaces every row of these memories with `rows` (an empty list deletes them). Idempotent. */
+  /**
+   * Replaces every row of these memories with `rows` (an empty list deletes them). Idempotent. A memory
+   * left with no rows (forgotten, or its file deleted) is erased from the files too (lance-erase.ts).
+   */
   apply(memoryIds: string[], rows: IndexRow[]): Promise<void> {
     return this.serialize(async () => {
       const table = this.table;
       if (!table) throw new Error('the memory index is not open');
       // A delete scans the table; memories the index has never seen (most of an ingest) need none.
       const present = memoryIds.filter((id) => this.keywords.has(id));
-      for (let i = 0; i < present.length; i += 500) await table.delete(`memory_id IN (${uuidList(present.slice(i, i + 500))})`);
+      const kept = new Set(rows.map((r) => r.memoryId));
+      const gone = present.filter((id) => !kept.has(id));
+      const fragments = gone.length ? await fragmentsHolding(table, gone) : [];
+      for (let i = 0; i < present.length; i += 500) await table.delete(memoryFilter(present.slice(i, i + 500)));
+      if (fragments.length) {
+        await rewriteFragments(table, fragments);
+        this.schedulePurge();
+      }
       if (rows.length) await table.add(toArrow(rows, this.stored?.dims ?? null));
       for (const id of memoryIds) this.keywords.removeMemory(id);
       for (const r of rows) this.keywords.add(r);
@@ -142,6 +154,20 @@ export class LanceIndex implements OnApplicationShutdown {
     return this.serialize(async () => {
       if (this.table && this.sinceOptimize > 0) await this.optimizeNow(this.table);
     });
+  }
+
+  /**
+   * The erased rows' old fragment files are still referenced by versions younger than the cleanup
+   * grace; one pass after it has passed removes them.
+   */
+  private schedulePurge(): void {
+    clearTimeout(this.purgeTimer);
+    this.purgeTimer = setTimeout(() => {
+      this.purgeTimer = undefined;
+      void this.serialize(async () => {
+        if (this.table) await this.optimizeNow(this.table);
+      }).catch((e: unknown) => this.logger.warn(`memory index cleanup after a forget: ${(e as Error).message}`));
+    }, CLEANUP_GRACE_MS + 1_000).unref();
   }
 
   /** Compacts the small fragments, folds new rows into the indices, drops old versions, then replaces the connection. */
@@ -243,6 +269,14 @@ export class LanceIndex implements OnApplicationShutdown {
   /** After the worker stopped (IndexWorker.beforeApplicationShutdown): queued writes finish before the native handles close. */
   async onApplicationShutdown(): Promise<void> {
     await Promise.race([this.writes, new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
+    if (this.purgeTimer) {
+      // Searches have stopped: an erase still waiting for its cleanup gets it now, without the grace.
+      clearTimeout(this.purgeTimer);
+      this.purgeTimer = undefined;
+      await this.table
+        ?.optimize({ cleanupOlderThan: new Date() })
+        .catch((e: unknown) => this.logger.warn(`memory index cleanup after a forget: ${(e as Error).message}`));
+    }
     this.table?.close();
     this.db?.close();
   }

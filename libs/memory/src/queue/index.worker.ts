@@ -1,5 +1,6 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
+import { FailureThrottle } from '@nestclaw/common';
 import { ConfigService } from '@nestclaw/config';
 import { LanceIndex } from '../index/lance.index';
 import { ReindexService } from '../index/reindex.service';
@@ -28,8 +29,9 @@ export class IndexWorker implements OnApplicationBootstrap, BeforeApplicationShu
   private lastPassAt = 0;
   private kickTimer: NodeJS.Timeout | undefined;
   private optimizing: Promise<void> | undefined;
-  /** When each drained entry was created, for the index-lag figure. */
   lastError: { at: string; message: string } | undefined;
+  /** During a database outage: one line, a summary a minute, one on recovery; polls spaced out meanwhile. */
+  private readonly failures: FailureThrottle;
 
   constructor(
     private readonly config: ConfigService,
@@ -38,7 +40,9 @@ export class IndexWorker implements OnApplicationBootstrap, BeforeApplicationShu
     private readonly reindex: ReindexService,
     private readonly applier: IndexEntryApplier,
     private readonly scheduler: SchedulerRegistry,
-  ) {}
+  ) {
+    this.failures = new FailureThrottle('memory index worker', this.logger, { baseDelayMs: config.get().memory.worker.interval });
+  }
 
   onApplicationBootstrap(): void {
     const { worker, enabled } = this.config.get().memory;
@@ -81,9 +85,15 @@ export class IndexWorker implements OnApplicationBootstrap, BeforeApplicationShu
   }
 
   private tick(): void {
-    if (this.stopped || !this.config.get().memory.worker.enabled) return;
+    if (this.stopped || !this.config.get().memory.worker.enabled || !this.failures.due()) return;
     this.reindex.ensureCurrent();
-    void this.drain().catch((e: unknown) => this.logger.error(`memory index worker: ${(e as Error).message}`));
+    void this.drain().then(
+      () => this.failures.succeeded(),
+      (e: unknown) => {
+        this.lastError = { at: new Date().toISOString(), message: (e as Error).message };
+        this.failures.failed(e);
+      },
+    );
   }
 
   /** Drains what is due; concurrent calls share one pass (and trigger one more if work arrived meanwhile). */

@@ -8,6 +8,14 @@ const HEADER =
 
 const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
 
+/**
+ * Stored text is anyone's words (a chat message, a file): a `</recalled_memories>` in it must not end
+ * the block and let what follows read as instructions outside it. Any tag-like mention of the block's
+ * name loses its `<` (the look-alike ‹ keeps it readable); squash already keeps each memory on one line.
+ */
+const BLOCK_TAG = /<(?=\s*\/?\s*recalled_memories)/gi;
+export const neutralised = (s: string) => s.replace(BLOCK_TAG, '‹');
+
 /** Drops what the prompt already carries: turns in the history window, or text said there verbatim. */
 export function notInHistory(hits: readonly RecallHit[], history: readonly { turnId: string; content: string }[]): RecallHit[] {
   const turns = new Set(history.map((h) => `transcript:${h.turnId}`));
@@ -31,7 +39,7 @@ export function memorySection(
   let used = count(`${SECTION_OPEN}\n${HEADER}\n${SECTION_CLOSE}`);
   const lines: string[] = [];
   for (const h of hits) {
-    const line = `- [${h.source}, ${h.createdAt.slice(0, 10)}, id ${h.id}] ${squash(h.content)}`;
+    const line = `- [${h.source}, ${h.createdAt.slice(0, 10)}, id ${h.id}] ${neutralised(squash(h.content))}`;
     const cost = count(line) + 1;
     if (used + cost > maxTokens) continue;
     used += cost;

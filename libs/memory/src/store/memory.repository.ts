@@ -10,6 +10,16 @@ const MEMORY_COLUMNS = `id, scope, agent_id AS "agentId", content, source, sourc
 const INDEXABLE_COLUMNS = `c.id::text AS "chunkId", c.memory_id AS "memoryId", m.scope, m.agent_id AS "agentId", c.text,
   c.content_hash AS "contentHash"`;
 
+/**
+ * The CTEs of an erase: `d` the deleted memories, `c` their chunks, `e` their cached vectors unless
+ * another memory's chunk has the same text. One statement sees one snapshot, so `d`'s own chunks are
+ * still visible to the check and are excluded by memory id.
+ */
+const ERASE_MEMORIES = (where: string) => `WITH d AS (DELETE FROM memories WHERE ${where} RETURNING id),
+  c AS (DELETE FROM memory_chunks WHERE memory_id IN (SELECT id FROM d) RETURNING content_hash),
+  e AS (DELETE FROM memory_embeddings v WHERE v.content_hash IN (SELECT content_hash FROM c)
+          AND NOT EXISTS (SELECT 1 FROM memory_chunks o WHERE o.content_hash = v.content_hash AND o.memory_id NOT IN (SELECT id FROM d)))`;
+
 const chunkArrays = (m: NewMemory) => [
   m.chunks.map((_, i) => i),
   m.chunks.map((c) => c.text),
@@ -113,25 +123,26 @@ export class MemoryRepository {
     );
   }
 
-  /** Soft delete + queue entry in one statement. `scope` undefined: any person's (the owner's right). */
-  async softDelete(id: string, scope: string | undefined): Promise<boolean> {
+  /**
+   * Forget: the memory, its chunks and the cached vectors of text no other chunk has are deleted,
+   * and the queue entry (which makes the worker erase the index rows) is written, in one statement.
+   * `scope` undefined: any person's (the owner's right). The vector check scans memory_chunks by
+   * content hash (no index; a forget is rare, a chunk write is not).
+   */
+  async erase(id: string, scope: string | undefined): Promise<boolean> {
     const { rowCount } = await this.db.pool.query(
-      `WITH d AS (
-         UPDATE memories SET deleted_at = now(), updated_at = now()
-          WHERE id = $1 AND deleted_at IS NULL AND ($2::text IS NULL OR scope = $2) RETURNING id)
+      `${ERASE_MEMORIES('id = $1 AND ($2::text IS NULL OR scope = $2)')}
        INSERT INTO index_queue (memory_id, op) SELECT id, 'delete' FROM d`,
       [id, scope ?? null],
     );
     return (rowCount ?? 0) > 0;
   }
 
-  /** Workspace files that are gone: their memories are deleted. */
-  async softDeleteBySourceKeys(keys: string[]): Promise<number> {
+  /** Workspace files that are gone: their memories are erased like a forget. */
+  async eraseBySourceKeys(keys: string[]): Promise<number> {
     if (keys.length === 0) return 0;
     const { rowCount } = await this.db.pool.query(
-      `WITH d AS (
-         UPDATE memories SET deleted_at = now(), updated_at = now()
-          WHERE source_key = ANY($1::text[]) AND deleted_at IS NULL RETURNING id)
+      `${ERASE_MEMORIES('source_key = ANY($1::text[])')}
        INSERT INTO index_queue (memory_id, op) SELECT id, 'delete' FROM d`,
       [keys],
     );
@@ -213,6 +224,16 @@ export class MemoryRepository {
       [afterId, limit],
     );
     return rows;
+  }
+
+  /** One person's live memories and chunks, every agent (the status a non-admin token may see). */
+  async countsOf(scope: string): Promise<{ memories: number; chunks: number }> {
+    const { rows } = await this.db.pool.query<{ memories: string; chunks: string }>(
+      `SELECT count(*) AS memories, coalesce(sum((SELECT count(*) FROM memory_chunks c WHERE c.memory_id = m.id)), 0) AS chunks
+         FROM memories m WHERE m.scope = $1 AND m.deleted_at IS NULL`,
+      [scope],
+    );
+    return { memories: Number(rows[0].memories), chunks: Number(rows[0].chunks) };
   }
 
   async counts(): Promise<{ memories: number; chunks: number; deleted: number }> {

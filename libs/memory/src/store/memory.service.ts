@@ -81,7 +81,7 @@ export class MemoryService {
   }
 
   async forgetSourceKeys(keys: string[]): Promise<number> {
-    const n = await this.memories.softDeleteBySourceKeys(keys);
+    const n = await this.memories.eraseBySourceKeys(keys);
     if (n) this.worker.kick();
     return n;
   }
@@ -93,9 +93,12 @@ export class MemoryService {
     return m;
   }
 
-  /** Immediate for recall (hits are re-read from Postgres); the index drops the rows when the worker gets there. */
+  /**
+   * Erases the memory: its text, chunks and cached vectors leave Postgres at once (so recall cannot
+   * return it), and the worker then erases its index rows from the files (LanceIndex.apply).
+   */
   async forget(id: string, scope: string | undefined): Promise<void> {
-    if (!isMemoryId(id) || !(await this.memories.softDelete(id, scope))) throw memoryError('memory_not_found', `No memory "${id}"`);
+    if (!isMemoryId(id) || !(await this.memories.erase(id, scope))) throw memoryError('memory_not_found', `No memory "${id}"`);
     this.worker.kick();
   }
 }
