@@ -62,7 +62,7 @@ describe('nestclaw CLI', () => {
   it('lists every command in --help, including start', async () => {
     const r = await run(['--help'], envFor(home, db));
     expect(r.code).toBe(0);
-    for (const cmd of ['start', 'chat', 'migrate', 'doctor', 'token'])
+    for (const cmd of ['start', 'chat', 'migrate', 'doctor', 'token', 'approvals'])
       expect(r.stdout).toMatch(new RegExp(`^\\s+${cmd}\\b`, 'm'));
   });
 
