@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeOpenAiServer } from '../fixtures/fake-openai.server';
+import { CLI_BIN as BIN, runCli as run, stopProcess as stop, waitForOutput as waitFor } from '../support/cli-process';
 import { createTestDatabase, seedEmbeddedHome, TestDatabase } from '../support/test-database';
 
 /**
@@ -10,62 +11,6 @@ import { createTestDatabase, seedEmbeddedHome, TestDatabase } from '../support/t
  * processes with their own NESTCLAW_HOME. `npm test` builds first (pretest).
  */
 const ROOT = join(__dirname, '..', '..');
-const BIN = join(ROOT, 'bin', 'nestclaw.js');
-
-interface RunResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(args: string[], env: NodeJS.ProcessEnv, input?: string, timeoutMs = 30_000): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`nestclaw ${args.join(' ')} did not exit within ${timeoutMs / 1000} s\nstdout: ${stdout}\nstderr: ${stderr}`));
-    }, timeoutMs);
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-    child.stdin.end(input ?? '');
-  });
-}
-
-/** Resolves once `text` matches, with the match. */
-function waitFor(read: () => string, pattern: RegExp, what: string, timeoutMs = 15_000): Promise<RegExpMatchArray> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const poll = setInterval(() => {
-      const m = pattern.exec(read());
-      if (m) {
-        clearInterval(poll);
-        resolve(m);
-      } else if (Date.now() - started > timeoutMs) {
-        clearInterval(poll);
-        reject(new Error(`timed out waiting for ${what}; output so far:\n${read()}`));
-      }
-    }, 20);
-  });
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const kill = setTimeout(() => child.kill('SIGKILL'), 5000);
-    child.once('exit', () => {
-      clearTimeout(kill);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
-}
 
 describe('nestclaw CLI', () => {
   const llm = new FakeOpenAiServer();
@@ -117,7 +62,8 @@ describe('nestclaw CLI', () => {
   it('lists every command in --help, including start', async () => {
     const r = await run(['--help'], envFor(home, db));
     expect(r.code).toBe(0);
-    for (const cmd of ['start', 'chat', 'migrate', 'doctor', 'token']) expect(r.stdout).toMatch(new RegExp(`^\\s+${cmd}\\b`, 'm'));
+    for (const cmd of ['start', 'chat', 'migrate', 'doctor', 'token', 'approvals'])
+      expect(r.stdout).toMatch(new RegExp(`^\\s+${cmd}\\b`, 'm'));
   });
 
   // Its own empty home and database: on the embedded database the first run includes initdb in WASM.

@@ -16,6 +16,7 @@ import { pairingCommand } from './commands/pairing.command';
 import { addTokenAdminCommands } from './commands/tokens.command';
 import { agentCommand, skillsCommand } from './commands/agent-context.command';
 import { cronCommand } from './commands/cron.command';
+import { approvalsCommand } from './commands/approvals.command';
 
 function version(): string {
   try {
@@ -47,7 +48,8 @@ const program = new Command('nestclaw')
   .addCommand(agentCommand())
   .addCommand(skillsCommand())
   .addCommand(cronCommand())
-  .addCommand(memoryCommand());
+  .addCommand(memoryCommand())
+  .addCommand(approvalsCommand());
 addTokenAdminCommands(program.commands.find((c) => c.name() === 'token')!);
 // `nestclaw <command> --help` lists --config too (addCommand does not copy help settings).
 for (const cmd of program.commands) cmd.configureHelp({ showGlobalOptions: true });

@@ -1,6 +1,5 @@
-import { defaultConfigPath, loadConfig, nestclawHome, readGatewayInfo } from '@nestclaw/config';
 import type { DoctorReport } from '@nestclaw/doctor';
-import { clientToken } from './gateway-endpoint';
+import { clientToken, runningGatewayBase } from './gateway-endpoint';
 
 /** Long enough for the gateway to probe every model (its /doctor checks reachability). */
 const DOCTOR_TIMEOUT_MS = 20_000;
@@ -12,7 +11,7 @@ const HEALTH_TIMEOUT_MS = 1_500;
  * or it refuses, so the caller can fall back to local checks and tell the user.
  */
 export async function askGateway(explicit?: string): Promise<{ report: DoctorReport; url: string } | { tried: string }> {
-  const base = gatewayBase(explicit);
+  const base = runningGatewayBase(explicit);
   if (!base) return { tried: 'none found (no gateway.json and the config file is invalid)' };
   try {
     await fetch(`${base}/health`, { signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS) });
@@ -30,18 +29,5 @@ export async function askGateway(explicit?: string): Promise<{ report: DoctorRep
     return { report: (await res.json()) as DoctorReport, url: base };
   } catch (e) {
     return { tried: `${base}/doctor failed: ${(e as Error).message}` };
-  }
-}
-
-function gatewayBase(explicit?: string): string | undefined {
-  if (explicit) return (explicit.includes('://') ? explicit : `http://${explicit}`).replace(/\/+$/, '');
-  const running = readGatewayInfo(nestclawHome());
-  if (running) return running.url;
-  try {
-    const { server } = loadConfig(defaultConfigPath()).config;
-    const host = server.host === '0.0.0.0' ? '127.0.0.1' : server.host === '::' ? '::1' : server.host;
-    return `http://${host.includes(':') ? `[${host}]` : host}:${server.port}`;
-  } catch {
-    return undefined;
   }
 }

@@ -1,23 +1,51 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { defaultConfigPath, loadConfig, nestclawHome } from '@nestclaw/config';
+import { defaultConfigPath, loadConfig, nestclawHome, readGatewayInfo } from '@nestclaw/config';
 
 /**
  * The gateway's WebSocket URL: `--url` (http(s) or ws(s)), else the configured server.host/port.
  * A wildcard bind address is reached through loopback.
  */
 export function gatewayWsUrl(explicit?: string): string {
-  let base = explicit;
-  if (!base) {
-    const { server } = loadConfig(defaultConfigPath()).config;
-    const host = server.host === '0.0.0.0' ? '127.0.0.1' : server.host === '::' ? '::1' : server.host;
-    base = `http://${host.includes(':') ? `[${host}]` : host}:${server.port}`;
-  }
-  const url = new URL(base.includes('://') ? base : `http://${base}`);
+  const url = new URL(explicit ? withScheme(explicit) : configuredBase());
   if (url.protocol === 'http:') url.protocol = 'ws:';
   else if (url.protocol === 'https:') url.protocol = 'wss:';
   url.pathname = `${url.pathname.replace(/\/+$/, '').replace(/\/ws$/, '')}/ws`;
   return url.toString();
+}
+
+/** The HTTP base (no trailing slash) of the gateway behind a `/ws` URL: the same server answers both. */
+export function httpBaseOfWs(wsUrl: string): string {
+  const url = new URL(wsUrl);
+  url.protocol = url.protocol === 'wss:' ? 'https:' : 'http:';
+  url.pathname = url.pathname.replace(/\/ws$/, '');
+  return url.toString().replace(/\/+$/, '');
+}
+
+/**
+ * The HTTP base of the gateway to talk to: `--url`, else the gateway started from this
+ * `$NESTCLAW_HOME` (gateway.json), else the configured server.host/port; undefined when the config
+ * file cannot be read either.
+ */
+export function runningGatewayBase(explicit?: string): string | undefined {
+  if (explicit) return withScheme(explicit).replace(/\/+$/, '');
+  const running = readGatewayInfo(nestclawHome());
+  if (running) return running.url;
+  try {
+    return configuredBase();
+  } catch {
+    return undefined;
+  }
+}
+
+function withScheme(url: string): string {
+  return url.includes('://') ? url : `http://${url}`;
+}
+
+function configuredBase(): string {
+  const { server } = loadConfig(defaultConfigPath()).config;
+  const host = server.host === '0.0.0.0' ? '127.0.0.1' : server.host === '::' ? '::1' : server.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${server.port}`;
 }
 
 /** Same lookup as the gateway: `NESTCLAW_TOKEN`, else `$NESTCLAW_HOME/token`. */

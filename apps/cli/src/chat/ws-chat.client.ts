@@ -6,6 +6,8 @@ export interface TurnListener {
   onToken?(text: string): void;
   onToolCall?(name: string, input: unknown): void;
   onToolResult?(name: string, output: string, isError: boolean): void;
+  /** The turn is paused until the call is approved or denied (here, elsewhere) or expires. */
+  onApprovalRequired?(approvalId: string, tool: string, input: unknown): void;
 }
 
 export interface TurnUsage {
@@ -37,6 +39,7 @@ type ServerFrame =
   | { type: 'token'; id: string; text: string }
   | { type: 'tool_call'; id: string; name: string; input: unknown }
   | { type: 'tool_result'; id: string; name: string; output: string; isError: boolean }
+  | { type: 'approval_required'; id: string; approvalId: string; tool: string; input: unknown }
   | { type: 'done'; id: string; sessionId: string; reply: string; usage: TurnUsage }
   | { type: 'error'; id: string | null; code: string; message: string };
 
@@ -126,6 +129,8 @@ export class WsChatClient {
         return l.onToolCall?.(frame.name, frame.input);
       case 'tool_result':
         return l.onToolResult?.(frame.name, frame.output, frame.isError);
+      case 'approval_required':
+        return l.onApprovalRequired?.(frame.approvalId, frame.tool, frame.input);
       case 'done':
         this.pending.delete(frame.id);
         return turn.resolve({ ok: true, sessionId: frame.sessionId, reply: frame.reply, usage: frame.usage });

@@ -1,6 +1,9 @@
 import { Command } from 'commander';
 import { createInterface } from 'node:readline';
-import { clientToken, gatewayWsUrl } from '../chat/gateway-endpoint';
+import { GatewayApprovalsClient } from '../approvals/gateway-approvals.client';
+import { visible } from '../approvals/approval-view';
+import { ApprovalPrompt } from '../chat/approval.prompt';
+import { clientToken, gatewayWsUrl, httpBaseOfWs } from '../chat/gateway-endpoint';
 import { GatewayConnectError, RunningTurn, TurnOutcome, WsChatClient } from '../chat/ws-chat.client';
 import { dim, finish, messageOf, note, red } from '../cli-output';
 
@@ -42,13 +45,13 @@ async function chat(opts: ChatOptions): Promise<number> {
     else note(red(`cannot reach the gateway: is \`nestclaw start\` running? tried ${url} (${messageOf(e)})`));
     return 1;
   }
-  return new ChatSession(client, opts).run(url);
+  return new ChatSession(client, new GatewayApprovalsClient(httpBaseOfWs(url), token), opts).run(url);
 }
 
 /** One terminal conversation: a line in, a streamed reply out, the session kept across turns. */
 class ChatSession {
   private sessionId?: string;
-  private current?: { turn: RunningTurn; cancelled: boolean };
+  private current?: { turn: RunningTurn; cancelled: boolean; approval?: ApprovalPrompt };
   private failures = 0;
   private readonly interactive = !!process.stdin.isTTY;
   private readonly rl = createInterface({
@@ -60,6 +63,7 @@ class ChatSession {
 
   constructor(
     private readonly client: WsChatClient,
+    private readonly approvals: GatewayApprovalsClient,
     private readonly opts: ChatOptions,
   ) {
     this.sessionId = opts.session;
@@ -97,6 +101,7 @@ class ChatSession {
     if (!this.current) return void this.rl.close();
     if (this.current.cancelled) return finish(130); // second Ctrl-C: stop waiting for the gateway
     this.current.cancelled = true;
+    this.current.approval?.interrupt();
     this.client.cancel(this.current.turn.id);
   }
 
@@ -107,6 +112,8 @@ class ChatSession {
       if (lineOpen) process.stdout.write('\n');
       lineOpen = false;
     };
+    // Any event after approval_required means the turn went on: the question, if still open, is moot.
+    const movedOn = () => state.approval?.dismiss();
     const turn = this.client.chat(
       message,
       { sessionId: this.sessionId, agentId: this.sessionId ? undefined : this.opts.agent },
@@ -116,20 +123,33 @@ class ChatSession {
           this.sessionId = sessionId;
         },
         onToken: (text) => {
+          movedOn();
           streamed += text;
           lineOpen = !text.endsWith('\n');
           process.stdout.write(text);
         },
         onToolCall: (name, input) => {
           endLine();
-          note(dim(`[tool ${name} ${JSON.stringify(input)}]`));
+          // One line: a call that needs approval is shown in full by the approval prompt.
+          note(dim(`[tool ${name} ${visible(oneLine(JSON.stringify(input) ?? '', 200))}]`));
         },
-        onToolResult: (name, output, isError) => note(dim(`[${name} ${isError ? 'failed' : 'returned'}: ${oneLine(output, 200)}]`)),
+        onToolResult: (name, output, isError) => {
+          movedOn();
+          note(dim(`[${name} ${isError ? 'failed' : 'returned'}: ${oneLine(output, 200)}]`));
+        },
+        onApprovalRequired: (approvalId, tool, input) => {
+          endLine();
+          state.approval = new ApprovalPrompt(approvalId, this.rl, this.interactive, this.approvals);
+          asking = state.approval.run(tool, input).catch((e: unknown) => note(red(`approval prompt failed: ${messageOf(e)}`)));
+        },
       },
     );
-    const state = { turn, cancelled: false };
+    const state: NonNullable<ChatSession['current']> = { turn, cancelled: false };
+    let asking: Promise<void> = Promise.resolve();
     this.current = state;
     const outcome: TurnOutcome = await turn.outcome;
+    movedOn();
+    await asking;
     this.current = undefined;
     if (outcome.ok && !streamed && outcome.reply) {
       // A reply that was not streamed token by token still gets printed.
@@ -138,7 +158,11 @@ class ChatSession {
     }
     endLine();
     // A cancelled turn may end as an error or, when the model had already finished, as done.
-    if (state.cancelled) return note(dim('(cancelled)'));
+    if (state.cancelled) {
+      note(dim('(cancelled)'));
+      // Ctrl-C at the approval prompt: the turn has stopped; now make sure the call never runs.
+      return state.approval?.denyAfterCancel();
+    }
     if (outcome.ok) return;
     this.failures++;
     note(red(`error (${outcome.code}): ${outcome.message}`));
