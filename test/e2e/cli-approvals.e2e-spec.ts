@@ -7,6 +7,7 @@ import { FakeOpenAiServer } from '../fixtures/fake-openai.server';
 import { CLI_BIN, runCli, waitForOutput } from '../support/cli-process';
 import { eventually } from '../support/eventually';
 import { GatewayProcess, spawnGateway } from '../support/gateway-process';
+import { describeWithHostTools } from '../support/host-tools';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 
 /**
@@ -32,11 +33,6 @@ const writeCall = (path: string, content: string) => `save it [tool:file_write $
  * is being built separately): absent, the terminal cases skip and say how to install it, except under
  * CI=true, where they run and fail.
  */
-function tmuxMissing(): string | undefined {
-  if (spawnSync('tmux', ['-V'], { stdio: 'ignore' }).status === 0) return undefined;
-  return 'tmux is not installed (apt-get install tmux)';
-}
-
 describe('nestclaw chat and nestclaw approvals with a tool call that needs approval', () => {
   const llm = new FakeOpenAiServer();
   let db: TestDatabase;
@@ -176,12 +172,7 @@ describe('nestclaw chat and nestclaw approvals with a tool call that needs appro
     );
   });
 
-  const missing = tmuxMissing();
-  if (missing && process.env.CI !== 'true') {
-    // Visible in the run's output, not only as a skipped count.
-    console.warn(`cli-approvals: terminal cases skipped: ${missing}`);
-  }
-  (missing && process.env.CI !== 'true' ? describe.skip : describe)('on a terminal (tmux)', () => {
+  describeWithHostTools(['tmux'], 'on a terminal (tmux)', () => {
     const socket = `nestclaw-cli-approvals-${process.pid}`;
     const tmux = (...args: string[]) => {
       const r = spawnSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
