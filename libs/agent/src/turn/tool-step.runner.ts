@@ -53,7 +53,13 @@ export class ToolStepRunner {
   ) {}
 
   async run(turn: StepTurn, step: StepInput, signal: AbortSignal | undefined, emit: (e: AgentEvent) => void): Promise<StepOutput> {
-    const ctx: ToolContext = { sessionId: turn.sessionId, turnId: turn.turnId, agentId: turn.agentId, personId: turn.personId };
+    const ctx: ToolContext = {
+      sessionId: turn.sessionId,
+      turnId: turn.turnId,
+      agentId: turn.agentId,
+      personId: turn.personId,
+      channel: turn.channel,
+    };
     const prompt: ChatMessage[] = [{ role: 'assistant', content: step.content, toolCalls: step.calls }];
     let unsaved: NewMessage[] = step.stored ? [] : [{ role: 'assistant', content: step.content, toolCalls: step.calls }];
     let llmCalls = step.llmCalls;
