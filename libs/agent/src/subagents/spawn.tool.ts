@@ -4,6 +4,7 @@ import { NestclawError } from '@nestclaw/common';
 import type { ConfigService } from '@nestclaw/config';
 import { HookRegistry, Tool, ToolError, ToolRuntime } from '@nestclaw/tool';
 import type { AgentService } from '../agent.service';
+import { SUBAGENT_CHANNEL } from '../turn/tool-step.runner';
 import type { SubagentRunRepository } from './subagent-run.repository';
 
 const input = z.object({
@@ -86,7 +87,7 @@ export class SpawnTool implements Tool<typeof input> {
           sessionId: childSessionId,
           createSession: true,
           agentId: target,
-          channel: 'subagent',
+          channel: SUBAGENT_CHANNEL,
           endpointId: ctx.sessionId,
           promptMode: 'minimal',
         },
