@@ -18,13 +18,19 @@ const filesUnder = (dir: string): string[] =>
         .map((e) => e.name)
     : [];
 
-describe("a subagent's approvals die with it", () => {
+describe('subagent bounds', () => {
   let h: Harness;
 
   beforeAll(async () => {
     h = await startHarness({
       config: {
-        agents: { default: { tools: ['spawn', 'file_write'], subagents: { allow_agents: ['*'], timeout: '1500ms' } } },
+        agents: {
+          default: { tools: ['spawn', 'file_write'], subagents: { allow_agents: ['*'], timeout: '1500ms' } },
+          lean: { tools: ['spawn', 'current_time'], subagents: { allow_agents: ['*'] } },
+          peer: { tools: ['current_time'] },
+          powerful: { tools: ['current_time', 'file_write', 'http_request'] },
+          delegator: { tools: ['spawn'], subagents: { allow_agents: ['powerful'] } },
+        },
       },
     });
   });
@@ -52,5 +58,31 @@ describe("a subagent's approvals die with it", () => {
     );
     expect(turn.status).not.toBe('pending');
     expect(filesUnder(join(h.home, 'workspaces'))).not.toContain('late.txt');
+  });
+
+  const spawn = async (agentId: string, target: string, task: string) => {
+    const res = await h.api('/v1/chat', { json: { agentId, message: `[tool:spawn {"task":"${task}","agentId":"${target}"}]` } });
+    return ((await res.json()) as { reply: string }).reply;
+  };
+
+  it('refuses "*" reaching an agent with tools the parent lacks, naming them, and never runs the child', async () => {
+    const reply = await spawn('lean', 'powerful', 'write the secret file');
+    expect(reply).toBe(
+      'tool said: error: agent "lean" may not start agent "powerful" through "*": it holds tools this agent lacks (file_write, http_request); ' +
+        'name "powerful" in subagents.allow_agents to allow that',
+    );
+    expect(h.llm.requests.some((q) => q.body.messages.at(-1)?.content === 'write the secret file')).toBe(false);
+  });
+
+  it('lets "*" reach an agent with no more tools than the parent', async () => {
+    const reply = await spawn('lean', 'peer', 'tell the time');
+    expect(reply).toContain('"status":"ok"');
+    expect(reply).toContain('echo: tell the time');
+  });
+
+  it('lets an agent named in allow_agents run with its own tools (the owner granted it)', async () => {
+    const reply = await spawn('delegator', 'powerful', 'delegated work');
+    expect(reply).toContain('"status":"ok"');
+    expect(reply).toContain('echo: delegated work');
   });
 });
