@@ -20,6 +20,7 @@ export type ErrorCode =
   | 'context_length_exceeded'
   | 'timeout_budget_exhausted'
   | 'budget_exceeded'
+  | 'job_limit_reached'
   | 'stream_interrupted'
   | 'database_unavailable'
   | 'config_invalid'

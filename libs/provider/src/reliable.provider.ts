@@ -3,7 +3,7 @@ import { NestclawError } from '@nestclaw/common';
 import { recordModelAttempt } from '@nestclaw/observability';
 import { ConfigService } from '@nestclaw/config';
 import type { CallGate, CallLedger, LlmCallRecord } from './llm-call.record';
-import { Attempt } from './reliability/attempt';
+import { Attempt, Target } from './reliability/attempt';
 import { ChatRequest, ChatResponse, ChatStreamEvent, emptyUsage } from './model-provider.port';
 import { ProviderAttemptError, providerNotConfigured } from './provider.errors';
 import { ProviderRegistry, RegisteredModel } from './provider.registry';
@@ -36,6 +36,16 @@ export type ReliableStreamEvent =
   Exclude<ChatStreamEvent, { type: 'done' }> | { type: 'done'; response: ChatResponse; calls: LlmCallRecord[] };
 
 /** A chain failure that still carries the attempts made, so they are billed and recorded. */
+/** Starts an attempt; a budget refusal stops the chain with the attempts made so far (they were billed). */
+function startAttempt(run: ChainRun, target: Target): Attempt | undefined {
+  try {
+    return run.start(target);
+  } catch (e) {
+    if (e instanceof NestclawError) throw new ProviderChainError(e, run.calls);
+    throw e;
+  }
+}
+
 export class ProviderChainError extends NestclawError {
   constructor(
     error: NestclawError,
@@ -109,7 +119,7 @@ export class ReliableProvider {
       const replayed = ttl > 0 ? await this.replay(run, keys) : undefined;
       if (replayed) return replayed;
       for (let target = await run.next(); target; target = await run.next()) {
-        for (let attempt = run.start(target); attempt; attempt = run.start(target)) {
+        for (let attempt = startAttempt(run, target); attempt; attempt = startAttempt(run, target)) {
           const gate = this.gate(attempt, options);
           try {
             const response = await target.model.provider.chat({ ...request, signal: attempt.signal, gate });
@@ -208,7 +218,7 @@ export class ReliableProvider {
     const run = this.begin(request, options);
     try {
       for (let target = await run.next(); target; target = await run.next()) {
-        for (let attempt = run.start(target); attempt; attempt = run.start(target)) {
+        for (let attempt = startAttempt(run, target); attempt; attempt = startAttempt(run, target)) {
           const gate = this.gate(attempt, options);
           let visible = '';
           try {

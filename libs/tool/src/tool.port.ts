@@ -17,6 +17,8 @@ export interface ToolContext {
   agentId: string;
   /** Whose turn it is (memory scope), when the agent could tell. */
   personId?: string;
+  /** Where the turn came from (`http`, `telegram`, `cron`, `heartbeat`, `subagent`, …). */
+  channel?: string;
 }
 
 /** What a tool gets to work with: the caller, its workspace and the executor that runs everything. */

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, seedEmbeddedHome, TestDatabase } from '../../support/test-database';
@@ -68,4 +68,13 @@ describe('nestclaw cron', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('schedule.every must be at least 1m');
   });
+
+  it("stops at the owner's job cap with a message naming the limit", async () => {
+    const { jobs } = JSON.parse((await run(['cron', 'list', '--json'], env)).stdout) as { jobs: unknown[] };
+    writeFileSync(join(home, 'config.yaml'), `scheduler:\n  max_jobs_for_owner: ${jobs.length + 1}\n`);
+    expect((await run(['cron', 'add', '--every', '1h', '-m', 'the last one allowed'], env)).code).toBe(0);
+    const over = await run(['cron', 'add', '--every', '1h', '-m', 'one too many'], env);
+    expect(over.code).toBe(1);
+    expect(over.stderr).toContain('scheduler.max_jobs_for_owner');
+  }, 120_000);
 });

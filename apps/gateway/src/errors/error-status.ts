@@ -15,6 +15,7 @@ export function statusFor(code: ErrorCode): number {
     case 'session_not_found':
       return 404;
     case 'conflict':
+    case 'job_limit_reached':
       return 409;
     case 'payload_too_large':
       return 413;

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { countTokens } from '@nestclaw/common';
 import type { AgentConfig } from '@nestclaw/config';
 import { LlmCallRecord, ProviderChainError, ReliableProvider } from '@nestclaw/provider';
 
@@ -46,7 +47,7 @@ export class Summarizer {
         },
         { primary: agent.compaction.model ?? agent.model, fallback: agent.fallback, signal },
       );
-      return { text: response.content.trim(), calls };
+      return { text: cutToTokens(response.content.trim(), maxTokens), calls };
     } catch (e) {
       if (e instanceof ProviderChainError) throw new SummaryFailedError(e, e.calls);
       throw e;
@@ -66,3 +67,28 @@ export class SummaryFailedError extends Error {
 
 /** Words that fit in `tokens` with room to spare (CJK text runs about one token per character). */
 const wordsFor = (tokens: number) => Math.max(30, Math.floor(tokens * 0.6));
+
+const CUT_NOTE = '\n(summary cut to its length budget)';
+
+/**
+ * A model may ignore max_tokens: a summary longer than asked would push every later request of the
+ * session past the window. Keeps the longest prefix (whole code points, so Chinese stays intact,
+ * ending at a line break where one is near) that fits with the note saying it was cut.
+ */
+export function cutToTokens(text: string, maxTokens: number): string {
+  if (countTokens(text) <= maxTokens) return text;
+  const room = maxTokens - countTokens(CUT_NOTE);
+  // No token is longer than a few dozen characters: tokenise only a bounded head of a huge answer.
+  const chars = Array.from(text.slice(0, maxTokens * 32));
+  let lo = 0;
+  let hi = chars.length;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (countTokens(chars.slice(0, mid).join('')) <= room) lo = mid;
+    else hi = mid - 1;
+  }
+  let head = chars.slice(0, lo).join('');
+  const lastLine = head.lastIndexOf('\n');
+  if (lastLine > head.length * 0.8) head = head.slice(0, lastLine);
+  return head.trimEnd() + CUT_NOTE;
+}

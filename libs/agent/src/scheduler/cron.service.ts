@@ -8,6 +8,9 @@ import { nextDue, parseSchedule } from './schedule';
 import { JobRun, ScheduledJob, ScheduledJobRepository } from './scheduled-job.repository';
 import { SchedulerClock } from './scheduler.clock';
 
+/** Turns nobody typed: a scheduled job's, the heartbeat's and a subagent's. */
+const AUTOMATIC_CHANNELS = new Set(['cron', 'heartbeat', 'subagent']);
+
 export interface NewJob {
   schedule: unknown;
   message: string;
@@ -36,23 +39,47 @@ export class CronService {
     if (!this.config.get().agents[agentId]) throw new NestclawError('invalid_request', `Unknown agentId "${agentId}"`);
     const message = input.message.trim();
     if (!message || message.length > 4000) throw new NestclawError('invalid_request', 'message must be 1 to 4,000 characters');
-    return this.jobs.insert({
-      id: randomUUID(),
-      agentId,
-      ownerId: ownerId ?? null,
-      sessionId: input.sessionId ?? null,
-      schedule,
-      message,
-      deliverTo: deliverTo ?? null,
-      nextRunAt: nextDue(schedule, now, now)!.toISOString(),
-    });
+    const ownerIdOrNull = ownerId ?? null;
+    const s = this.config.get().scheduler;
+    const cap = ownerIdOrNull === null ? s.max_jobs_for_owner : s.max_jobs_per_owner;
+    const job = await this.jobs.insertWithinCap(
+      {
+        id: randomUUID(),
+        agentId,
+        ownerId: ownerIdOrNull,
+        sessionId: input.sessionId ?? null,
+        schedule,
+        message,
+        deliverTo: deliverTo ?? null,
+        nextRunAt: nextDue(schedule, now, now)!.toISOString(),
+      },
+      cap,
+    );
+    if (!job)
+      throw new NestclawError(
+        'job_limit_reached',
+        `You already have ${cap} scheduled jobs (the most allowed, scheduler.${ownerIdOrNull === null ? 'max_jobs_for_owner' : 'max_jobs_per_owner'}): remove one first`,
+      );
+    return job;
   }
 
   /**
    * From the agent's cron tool: the job runs in the session it was made in, belongs to the person
    * whose turn it was (else to whoever owns the session) and answers in that session's chat, if any.
+   * A turn nobody typed (`channel` cron, heartbeat or subagent) may not add jobs unless configured:
+   * a job whose turn adds a job would copy itself every interval.
    */
-  async addFromSession(sessionId: string, agentId: string, schedule: unknown, message: string, personId?: string): Promise<ScheduledJob> {
+  async addFromSession(
+    from: { sessionId: string; agentId: string; personId?: string; channel?: string },
+    schedule: unknown,
+    message: string,
+  ): Promise<ScheduledJob> {
+    if (from.channel && AUTOMATIC_CHANNELS.has(from.channel) && !this.config.get().scheduler.automatic_turns_add_jobs)
+      throw new NestclawError(
+        'forbidden',
+        `a ${from.channel} turn cannot add scheduled jobs (scheduler.automatic_turns_add_jobs is off); only a person's message can`,
+      );
+    const { sessionId, agentId, personId } = from;
     const owner = personId ? ownerOfPerson(personId) : ((await this.jobs.sessionPrincipal(sessionId)) ?? undefined);
     const deliverTo = await this.outputs.attached?.targetOf(sessionId);
     return this.add({ schedule, message, agentId, sessionId }, owner, deliverTo);

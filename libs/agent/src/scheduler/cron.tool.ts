@@ -34,7 +34,7 @@ export class CronTool implements Tool<typeof input> {
       switch (a.action) {
         case 'add': {
           if (!a.schedule || !a.message) throw new ToolError('add needs schedule and message');
-          const job = await this.cron().addFromSession(ctx.sessionId, ctx.agentId, a.schedule, a.message, ctx.personId);
+          const job = await this.cron().addFromSession(ctx, a.schedule, a.message);
           return JSON.stringify({ added: { id: job.id, nextRunAt: job.nextRunAt, schedule: job.schedule } });
         }
         case 'list': {

@@ -30,4 +30,16 @@ describe('schedules', () => {
     expect(() => parseSchedule({ cron: 'every monday', tz: 'UTC' }, now)).toThrow('schedule.cron');
     expect(() => parseSchedule({ when: 'soon' }, now)).toThrow('schedule must be');
   });
+
+  it('holds every form to one run a minute: a seconds field may hold one value only', () => {
+    expect(() => parseSchedule({ cron: '* * * * * *' }, now)).toThrow('more than once a minute');
+    expect(() => parseSchedule({ cron: '*/30 * * * * *' }, now)).toThrow('more than once a minute');
+    expect(parseSchedule({ cron: '30 * * * * *' }, now)).toEqual({ cron: '30 * * * * *', tz: 'UTC' });
+  });
+
+  it('refuses a cron that never fires and an interval too large for a date, as invalid requests', () => {
+    expect(() => parseSchedule({ cron: '0 0 31 2 *' }, now)).toThrow('never fires');
+    expect(() => parseSchedule({ every: '99999999999999999999d' }, now)).toThrow('at most 366d');
+    expect(() => parseSchedule({ every: 1e308 }, now)).toThrow(expect.objectContaining({ code: 'invalid_request' }));
+  });
 });

@@ -44,22 +44,38 @@ const JOB_COLS = `id::text, agent_id AS "agentId", owner_id AS "ownerId", sessio
 export class ScheduledJobRepository {
   constructor(private readonly db: DatabaseService) {}
 
-  async insert(job: Omit<ScheduledJob, 'lastRunAt' | 'createdAt' | 'enabled'>): Promise<ScheduledJob> {
-    const { rows } = await this.db.query<ScheduledJob>(
-      `INSERT INTO scheduled_jobs (id, agent_id, owner_id, session_id, schedule, message, next_run_at, deliver_to)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${JOB_COLS}`,
-      [
-        job.id,
-        job.agentId,
-        job.ownerId,
-        job.sessionId,
-        JSON.stringify(job.schedule),
-        job.message,
-        job.nextRunAt,
-        job.deliverTo ? JSON.stringify(job.deliverTo) : null,
-      ],
-    );
-    return rows[0];
+  /**
+   * Inserts the job unless its owner already holds `cap` jobs (then undefined). The owner's lock
+   * makes count-then-insert exact when many adds race (1,000 parallel POSTs stop at the cap).
+   */
+  async insertWithinCap(job: Omit<ScheduledJob, 'lastRunAt' | 'createdAt' | 'enabled'>, cap: number): Promise<ScheduledJob | undefined> {
+    return this.db.transaction(async (client) => {
+      await this.db.query(`SELECT pg_advisory_xact_lock(hashtext('scheduled_jobs:' || coalesce($1, '(owner)')))`, [job.ownerId], {
+        client,
+      });
+      const { rows: held } = await this.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM scheduled_jobs WHERE kind = 'job' AND owner_id IS NOT DISTINCT FROM $1`,
+        [job.ownerId],
+        { client },
+      );
+      if (held[0].n >= cap) return undefined;
+      const { rows } = await this.db.query<ScheduledJob>(
+        `INSERT INTO scheduled_jobs (id, agent_id, owner_id, session_id, schedule, message, next_run_at, deliver_to)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${JOB_COLS}`,
+        [
+          job.id,
+          job.agentId,
+          job.ownerId,
+          job.sessionId,
+          JSON.stringify(job.schedule),
+          job.message,
+          job.nextRunAt,
+          job.deliverTo ? JSON.stringify(job.deliverTo) : null,
+        ],
+        { client },
+      );
+      return rows[0];
+    });
   }
 
   /** Jobs visible to `ownerId` (undefined: the owner, who sees all). */

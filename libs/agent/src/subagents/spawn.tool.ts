@@ -4,6 +4,7 @@ import { NestclawError } from '@nestclaw/common';
 import type { ConfigService } from '@nestclaw/config';
 import { HookRegistry, Tool, ToolError, ToolRuntime } from '@nestclaw/tool';
 import type { AgentService } from '../agent.service';
+import { SUBAGENT_CHANNEL } from '../turn/tool-step.runner';
 import type { SubagentRunRepository } from './subagent-run.repository';
 
 const input = z.object({
@@ -26,6 +27,8 @@ export interface SubagentReport {
  * Runs a task in a child session (`agent:<id>:subagent:<uuid>`) with the minimal prompt and returns
  * its structured report as the tool result, so it lands in the parent's transcript. Subagents may
  * not spawn; the parent agent's `subagents` config limits who, how many, how long and how much.
+ * `allow_agents: ["*"]` reaches only agents whose tools the parent holds too; an agent with more
+ * tools must be named.
  * Cancelling the parent turn (/stop, disconnect) cancels the child through the same signal. Each
  * child is a subagent_runs row, so the per-session count and spend survive a restart.
  */
@@ -51,6 +54,16 @@ export class SpawnTool implements Tool<typeof input> {
       throw new ToolError(`agent "${ctx.agentId}" may not start agent "${target}" (allowed: ${limits.allow_agents.join(', ')})`);
     }
     if (!cfg.agents[target]) throw new ToolError(`unknown agent "${target}"`);
+    if (!limits.allow_agents.includes(target)) {
+      // "*" never reaches more power than the parent holds; naming an agent is the owner's deliberate grant.
+      const mine = new Set(cfg.agents[ctx.agentId]?.tools ?? []);
+      const beyond = cfg.agents[target].tools.filter((t) => !mine.has(t) && t !== this.name);
+      if (beyond.length)
+        throw new ToolError(
+          `agent "${ctx.agentId}" may not start agent "${target}" through "*": it holds tools this agent lacks (${beyond.join(', ')}); ` +
+            `name "${target}" in subagents.allow_agents to allow that`,
+        );
+    }
     const id = randomUUID();
     const childSessionId = `agent:${target}${SUBAGENT_MARK}${id}`;
     const reserved = await this.runs().reserve(
@@ -86,7 +99,7 @@ export class SpawnTool implements Tool<typeof input> {
           sessionId: childSessionId,
           createSession: true,
           agentId: target,
-          channel: 'subagent',
+          channel: SUBAGENT_CHANNEL,
           endpointId: ctx.sessionId,
           promptMode: 'minimal',
         },

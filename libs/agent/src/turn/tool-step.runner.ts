@@ -9,6 +9,9 @@ import { TurnRepository } from '../session/turn.repository';
 import type { NewMessage } from '../session/session.types';
 
 /** Thrown when the client leaves while a call waits for approval: the turn stays open to resume later. */
+/** The channel of a subagent's child turn (SpawnTool). */
+export const SUBAGENT_CHANNEL = 'subagent';
+
 export class TurnDetachedError extends NestclawError {
   constructor() {
     super('cancelled', 'The client went away while a tool call was waiting for approval; the turn resumes when it is decided');
@@ -53,7 +56,13 @@ export class ToolStepRunner {
   ) {}
 
   async run(turn: StepTurn, step: StepInput, signal: AbortSignal | undefined, emit: (e: AgentEvent) => void): Promise<StepOutput> {
-    const ctx: ToolContext = { sessionId: turn.sessionId, turnId: turn.turnId, agentId: turn.agentId, personId: turn.personId };
+    const ctx: ToolContext = {
+      sessionId: turn.sessionId,
+      turnId: turn.turnId,
+      agentId: turn.agentId,
+      personId: turn.personId,
+      channel: turn.channel,
+    };
     const prompt: ChatMessage[] = [{ role: 'assistant', content: step.content, toolCalls: step.calls }];
     let unsaved: NewMessage[] = step.stored ? [] : [{ role: 'assistant', content: step.content, toolCalls: step.calls }];
     let llmCalls = step.llmCalls;
@@ -98,8 +107,11 @@ export class ToolStepRunner {
           let decided: Approval;
           try {
             decided = await traceApprovalWait(call.name, wait);
-          } catch {
-            throw new TurnDetachedError();
+          } catch (e) {
+            // Nobody resumes a subagent once its parent stopped waiting: its approval dies with it.
+            if (turn.channel === SUBAGENT_CHANNEL) await this.approvals.cancel(approval.id, 'the subagent ended before a decision');
+            else throw new TurnDetachedError();
+            throw e;
           }
           result = await this.afterDecision(decided, call, ctx, turn, sig, prep.call);
         }

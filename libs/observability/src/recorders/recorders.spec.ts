@@ -2,7 +2,7 @@ import { trace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NestclawError } from '@nestclaw/common';
 import { telemetry } from '../telemetry.state';
-import { assertWithinBudget, setAgentBudget, setAgentSpend } from './budget.recorder';
+import { assertWithinBudget, holdAgentSpend, setAgentBudget, setAgentSpend } from './budget.recorder';
 import { label } from './label';
 import { ModelAttempt, recordModelRun } from './model-call.recorder';
 import { beginTurn } from './turn.recorder';
@@ -87,6 +87,21 @@ describe('telemetry recorders', () => {
     expect(() => assertWithinBudget('b')).toThrow(expect.objectContaining({ code: 'budget_exceeded' }));
     setAgentBudget('b', { dailyUsd: 1, enforce: false });
     expect(() => assertWithinBudget('b')).not.toThrow();
+  });
+
+  it('holds the cost of model calls in flight, refusing a call once spend plus holds reach the budget', async () => {
+    setAgentBudget('h', { dailyUsd: 1, enforce: true });
+    setAgentSpend('h', 'day', 0.2, 1);
+    await beginTurn({ agent: 'h', channel: 'http', sessionId: 'hold' }).run(async () => {
+      const first = holdAgentSpend(0.5);
+      const second = holdAgentSpend(0.5);
+      expect(() => holdAgentSpend(0.01)).toThrow(expect.objectContaining({ code: 'budget_exceeded' }));
+      first.release();
+      first.release();
+      expect(() => holdAgentSpend(0.01).release()).not.toThrow();
+      second.release();
+      return {};
+    });
   });
 });
 

@@ -1,4 +1,4 @@
-import { recordModelAttempt } from '@nestclaw/observability';
+import { recordModelAttempt, SpendHold } from '@nestclaw/observability';
 import { emptyUsage, Usage } from '../model-provider.port';
 import { costOf } from '../pricing';
 import type { AttemptStart, LlmCallRecord } from '../llm-call.record';
@@ -36,6 +36,7 @@ export class Attempt {
     readonly deadline: AttemptDeadline,
     private readonly permit: BreakerPermit,
     readonly reservation: Reservation,
+    private readonly spend: SpendHold,
   ) {}
 
   get signal(): AbortSignal {
@@ -51,6 +52,8 @@ export class Attempt {
   settle(outcome: 'succeeded' | 'failed' | 'neutral'): void {
     if (this.settled) return;
     this.settled = true;
+    // Settling is followed in the same tick by record(), which adds the real cost to the agent's spend.
+    this.spend.release();
     this.deadline.dispose();
     this.permit[outcome]();
   }

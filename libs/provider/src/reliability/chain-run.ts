@@ -1,5 +1,5 @@
 import { countChatTokens, countTokens, NestclawError } from '@nestclaw/common';
-import { recordModelRun } from '@nestclaw/observability';
+import { holdAgentSpend, recordModelRun } from '@nestclaw/observability';
 import { ChatRequest, ChatResponse, Usage } from '../model-provider.port';
 import { costOf } from '../pricing';
 import { ProviderAttemptError } from '../provider.errors';
@@ -30,6 +30,9 @@ export type Decision = { action: 'stop'; error: NestclawError } | { action: 'ret
 /** Tokens a request may use, counted before usage is known: keeps a rate-limit window honest. */
 export const estimateTokens = (request: ChatRequest) => countChatTokens(request.messages, request.tools) + (request.maxTokens ?? 0);
 
+/** Output assumed for a budget hold when neither the request nor the model sets max_tokens (Anthropic's default). */
+const DEFAULT_OUTPUT_TOKENS = 4096;
+
 /**
  * The state of one request walking the chain: which models were tried or skipped (breaker open,
  * near a rate limit), the shared budget, and every attempt's record. ReliableProvider drives it.
@@ -37,6 +40,7 @@ export const estimateTokens = (request: ChatRequest) => countChatTokens(request.
 export class ChainRun {
   readonly calls: LlmCallRecord[] = [];
   readonly tokens: number;
+  private readonly inputTokens: number;
   private seq = 0;
   private readonly tried = new Set<string>();
   private readonly failures = new Map<string, NestclawError>();
@@ -48,9 +52,10 @@ export class ChainRun {
     readonly budget: TimeoutBudget,
     private readonly settings: RunSettings,
     private readonly deps: RunDeps,
-    request: ChatRequest,
+    private readonly request: ChatRequest,
   ) {
-    this.tokens = estimateTokens(request);
+    this.inputTokens = countChatTokens(request.messages, request.tools);
+    this.tokens = this.inputTokens + (request.maxTokens ?? 0);
   }
 
   /** Why a model cannot take this request now, and from when it could; undefined = it can. */
@@ -107,15 +112,24 @@ export class ChainRun {
   /** Starts an attempt on `t`, or undefined when its breaker refuses or its share is used up. */
   start(t: Target): Attempt | undefined {
     if (this.timeLeft(t) < 1) return undefined;
+    // Refuses (budget_exceeded) before anything is taken when the agent's budget is spent, calls in flight included.
+    const spend = holdAgentSpend(this.worstCost(t));
     const permit = this.deps.breakers.for(t.model.name).acquire();
     if (!permit) {
+      spend.release();
       this.skipped.set(t.model.name, 'circuit open');
       return undefined;
     }
     const slice = t.shareEnd === undefined ? undefined : t.shareEnd - performance.now();
     const reservation = this.deps.limits.reserve(t.model.name, this.tokens);
-    this.current = new Attempt(t, ++this.seq, this.budget.attempt(slice), permit, reservation);
+    this.current = new Attempt(t, ++this.seq, this.budget.attempt(slice), permit, reservation, spend);
     return this.current;
+  }
+
+  /** The most an attempt on `t` can cost: every input token plus the whole output allowance. */
+  private worstCost(t: Target): number {
+    const outputTokens = this.request.maxTokens ?? t.model.config.max_tokens ?? DEFAULT_OUTPUT_TOKENS;
+    return costOf({ inputTokens: this.inputTokens, outputTokens, cachedInputTokens: 0 }, t.model.price);
   }
 
   succeeded(a: Attempt, response: ChatResponse): void {

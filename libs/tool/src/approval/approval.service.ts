@@ -88,6 +88,26 @@ export class ApprovalService implements OnModuleDestroy, OnApplicationShutdown {
     return settled;
   }
 
+  /**
+   * The run that asked gives up for good (a subagent whose parent stopped waiting): the approval
+   * expires now, so a later decision gets 409 and the call never runs. No resume follows: the run
+   * itself took this outcome.
+   */
+  async cancel(id: string, why: string): Promise<void> {
+    const settled = await this.repo.settle(id, 'expired', 'system');
+    if (!settled) return;
+    this.waiters.delete(id);
+    await this.audit.record({
+      actor: 'system',
+      action: 'approval.cancel',
+      target: `${settled.tool} ${settled.matchKey}`,
+      outcome: 'expired',
+      sessionId: settled.sessionId,
+      detail: { approvalId: id, turnId: settled.turnId, why },
+    });
+    this.deliver(settled, true);
+  }
+
   async isRemembered(tool: string, matchKey: string): Promise<boolean> {
     return this.repo.isRemembered(tool, matchKey);
   }
@@ -138,14 +158,15 @@ export class ApprovalService implements OnModuleDestroy, OnApplicationShutdown {
     }
   }
 
-  private deliver(a: Approval): void {
+  /** `taken`: the asking run already has the outcome (cancel), so nothing resumes the turn. */
+  private deliver(a: Approval, taken = false): void {
     const t = this.timers.get(a.id);
     if (t) clearTimeout(t);
     this.timers.delete(a.id);
     const waiter = this.waiters.get(a.id);
     this.waiters.delete(a.id);
     waiter?.resolve(a);
-    this.events.emit('decided', { approval: a, delivered: !!waiter });
+    this.events.emit('decided', { approval: a, delivered: taken || !!waiter });
   }
 
   /** Shutting down: waiting runs let go (their turns stay open and resume after the restart). */

@@ -4,7 +4,7 @@ import { DatabaseService } from '@nestclaw/db';
 export interface AuditEntry {
   /** "owner", a token id, "agent:<id>" or "system". */
   actor: string;
-  /** tool.execute | approval.request | approval.decide | approval.expire */
+  /** tool.execute | approval.request | approval.decide | approval.expire | approval.cancel */
   action: string;
   target: string;
   outcome: string;
