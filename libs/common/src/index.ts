@@ -3,3 +3,4 @@ export * from './package-root';
 export * from './duration';
 export * from './keyed-queue';
 export * from './token-count';
+export * from './confined-file.reader';
