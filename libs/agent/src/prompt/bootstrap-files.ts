@@ -108,7 +108,8 @@ export class BootstrapFiles {
     let content: Content;
     if (r.ok) {
       const { head, tail, omittedBytes } = r.file;
-      content = { text: (omittedBytes ? `${head}\n${tail}` : head).replace(/\0/g, ''), omitted: omittedBytes };
+      // No separator: the junction falls in the middle that truncateHeadTail cuts (it keeps less head and tail than was read).
+      content = { text: (head + tail).replace(/\0/g, ''), omitted: omittedBytes };
     } else {
       content = { text: '', omitted: 0, ...(r.missing ? {} : { refused: r.reason }) };
       if (!r.missing && hit?.refused !== r.reason) this.logger.warn(`not reading ${path} into the prompt: ${r.reason}`);
