@@ -4,3 +4,4 @@ export * from './duration';
 export * from './keyed-queue';
 export * from './token-count';
 export * from './failure-throttle';
+export * from './confined-file.reader';

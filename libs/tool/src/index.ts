@@ -3,6 +3,7 @@ export * from './tool.registry';
 export * from './tool.invoker';
 export * from './tool.module';
 export * from './approval/approval.types';
+export { BOOTSTRAP_FILES, conversationFileReason } from './approval/conversation-files';
 export { ApprovalService } from './approval/approval.service';
 export { AuditRepository } from './audit/audit.repository';
 export { WebSearchTool } from './tools/web-search.tool';

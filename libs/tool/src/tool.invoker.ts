@@ -10,6 +10,7 @@ import { PrecheckResult, Tool, ToolContext, ToolError, ToolResult } from './tool
 import { toolInputProblem } from './tool-input.validation';
 import { ToolCallRules } from './tool-call.rules';
 import { WorkspaceLocator } from './workspace/workspace.locator';
+import { OWNER_PERSON } from './approval/conversation-files';
 
 /** A validated call, ready to run once approved (or right away when no approval is needed). */
 export interface PreparedCall {
@@ -18,6 +19,10 @@ export interface PreparedCall {
   needsApproval: boolean;
   /** Exact-match key for approvals remembered with "remember". */
   matchKey: string;
+  /** Why the call shapes every conversation (writes a bootstrap, memory or skill file); its approval says so. */
+  shapesEveryConversation?: string;
+  /** Only the owner may approve it: it shapes every conversation and the turn is not the owner's. */
+  ownerOnly: boolean;
 }
 
 export type Preparation = { kind: 'ready'; call: PreparedCall } | { kind: 'result'; result: ToolResult };
@@ -97,8 +102,15 @@ export class ToolInvoker {
     // A note (e.g. a program without a spec) needs a human decision (or one remembered for this exact call) and shows in the prompt.
     const note = checked?.approvalNote;
     if (note) input = { ...(input as object), approval_note: note };
-    const needsApproval = await this.rules.needsApproval(name, input, matchKey, !!note);
-    return { kind: 'ready', call: { tool, input, needsApproval, matchKey } };
+    // Someone other than the owner changing what every conversation hears always waits for the owner,
+    // whatever the approval rules or a remembered approval say.
+    const shapes = checked?.shapesEveryConversation;
+    const ownerOnly = !!shapes && ctx.personId !== OWNER_PERSON;
+    const needsApproval = ownerOnly || (await this.rules.needsApproval(name, input, matchKey, !!note));
+    return {
+      kind: 'ready',
+      call: { tool, input, needsApproval, matchKey, ownerOnly, ...(shapes ? { shapesEveryConversation: shapes } : {}) },
+    };
   }
 
   /** Runs an allowed call. */

@@ -43,6 +43,8 @@ export interface Tool<Schema extends z.ZodType = z.ZodType> {
 export interface PrecheckResult {
   /** The call must be approved by a human, and the approval prompt shows this note. */
   approvalNote?: string;
+  /** The call writes a file that shapes every conversation (bootstrap file, memory file, skill): why. */
+  shapesEveryConversation?: string;
 }
 
 export interface ToolResult {

@@ -53,11 +53,13 @@ export function agentCommand(): Command {
         out(`agent ${r.agentId} (prompt mode ${r.mode}), workspace ${r.workspace}`);
         out(dim(`  ${'file'.padEnd(12)} ${pad('chars', 7)} ${pad('in prompt', 10)} ${pad('tokens', 7)}`));
         for (const f of r.files) {
-          const cut = f.cutChars
-            ? yellow(`  cut ${f.cutChars} chars (head 70 % + tail 20 % kept)`)
-            : f.chars
-              ? ''
-              : dim('  (missing or empty)');
+          const cut = f.refused
+            ? yellow(`  not read: ${f.refused}`)
+            : f.cutChars
+              ? yellow(`  cut ${f.cutChars} chars (head 70 % + tail 20 % kept)`)
+              : f.chars
+                ? ''
+                : dim('  (missing or empty)');
           out(`  ${f.name.padEnd(12)} ${pad(f.chars, 7)} ${pad(f.includedChars, 10)} ${pad(f.tokens, 7)}${cut}`);
         }
         out(`layers: ${r.sections.map((s) => `${s.id} ${s.tokens}`).join(' · ')}`);

@@ -13,8 +13,9 @@ export function toolApprovalDecider(approvals: ApprovalService): ApprovalDecider
         const a = await approvals.decide(id, decision, decidedBy);
         return { ok: true, message: `${a.status === 'approved' ? 'Approved' : 'Denied'}: ${a.tool} (${id.slice(0, 8)}).` };
       } catch (e) {
-        // Unknown or already decided: tell the person pressing the button, do not crash the channel.
-        if (isNestclawError(e) && (e.code === 'not_found' || e.code === 'conflict')) return { ok: false, message: e.message };
+        // Unknown, already decided or the owner's to approve: tell the person pressing the button, do not crash the channel.
+        if (isNestclawError(e) && (e.code === 'not_found' || e.code === 'conflict' || e.code === 'forbidden'))
+          return { ok: false, message: e.message };
         throw e;
       }
     },

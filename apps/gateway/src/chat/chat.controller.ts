@@ -55,7 +55,14 @@ export class ChatController {
             case 'tool_result':
               return open().event('tool_result', { id: e.id, name: e.name, output: e.output, isError: e.isError });
             case 'approval_required':
-              return open().event('approval_required', { approvalId: e.approvalId, tool: e.tool, input: e.input });
+              return open().event('approval_required', {
+                approvalId: e.approvalId,
+                tool: e.tool,
+                input: e.input,
+                shapesEveryConversation: e.shapesEveryConversation,
+                reason: e.reason,
+                ownerOnly: e.ownerOnly,
+              });
             case 'done':
               return open().event('done', { sessionId: e.sessionId, reply: e.reply, usage: e.usage });
           }

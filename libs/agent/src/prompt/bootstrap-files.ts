@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileStamp, readConfinedFile } from '@nestclaw/common';
 import type { AgentConfig } from '@nestclaw/config';
 import { WorkspaceLocator } from '@nestclaw/tool';
 import { BOOTSTRAP_FILES, BOOTSTRAP_MARKER, BOOTSTRAP_TEMPLATES, BootstrapFileName } from './bootstrap-templates';
@@ -9,19 +10,32 @@ import { truncateHeadTail } from './truncate-head-tail';
 export interface BootstrapFile {
   name: BootstrapFileName;
   path: string;
-  /** Characters in the file. */
+  /** Characters in the file (a file too large to read whole: characters read plus bytes left unread). */
   chars: number;
-  /** What goes into the prompt (possibly cut); empty when the file is missing or empty. */
+  /** What goes into the prompt (possibly cut); empty when the file is missing, empty or refused. */
   text: string;
   /** Characters left out to fit the budgets. */
   cut: number;
+  /** Why the file was not read (a symlink out of the workspace, a FIFO, …). */
+  refused?: string;
 }
 
-interface Cached {
-  mtimeMs: number;
-  size: number;
-  content: string;
+/** What was read of a file: its head and tail when it is larger than the bytes the budget can use. */
+interface Content {
+  text: string;
+  /** Bytes between head and tail that were never read. */
+  omitted: number;
+  refused?: string;
 }
+
+interface Cached extends Content {
+  stamp: string;
+}
+
+/** Bytes a JS character can take in UTF-8 (a 4-byte character is two UTF-16 units): reading 3× the budget is enough. */
+const BYTES_PER_CHAR = 3;
+/** The head share read of an over-long file is at least what truncateHeadTail keeps (70 %), the tail its 20 %. */
+const TAIL_READ_SHARE = 0.25;
 
 /**
  * The agent's workspace files that shape its prompt. Created from templates the first time an
@@ -47,11 +61,8 @@ export class BootstrapFiles {
     try {
       mkdirSync(dir, { recursive: true, mode: 0o770 });
       if (!existsSync(join(dir, BOOTSTRAP_MARKER))) {
-        for (const name of BOOTSTRAP_FILES) {
-          const path = join(dir, name);
-          if (!existsSync(path)) writeFileSync(path, BOOTSTRAP_TEMPLATES[name], { mode: 0o660 });
-        }
-        writeFileSync(join(dir, BOOTSTRAP_MARKER), 'templates written; delete this file to restore missing ones\n');
+        for (const name of BOOTSTRAP_FILES) createOnly(join(dir, name), BOOTSTRAP_TEMPLATES[name]);
+        createOnly(join(dir, BOOTSTRAP_MARKER), 'templates written; delete this file to restore missing ones\n');
         this.logger.log(`created bootstrap files for agent "${agentId}" in ${dir}`);
       }
       this.ensured.add(dir);
@@ -65,34 +76,54 @@ export class BootstrapFiles {
     this.ensure(agentId);
     const dir = this.dir(agentId);
     let left = budget.max_total_chars;
+    const maxBytes = BYTES_PER_CHAR * Math.min(budget.max_file_chars, budget.max_total_chars);
     return BOOTSTRAP_FILES.map((name) => {
       const path = join(dir, name);
-      const content = this.read(path).trim();
+      const read = this.read(dir, name, maxBytes);
+      const content = read.text.trim();
+      const chars = content.length + read.omitted;
       const allowed = Math.max(0, Math.min(budget.max_file_chars, left));
       const { text, cut } =
-        allowed < 200 && content.length > allowed ? { text: '', cut: content.length } : truncateHeadTail(content, allowed, name);
+        allowed < 200 && chars > allowed ? { text: '', cut: chars } : truncateHeadTail(content, allowed, name, read.omitted);
       left -= text.length;
-      return { name, path, chars: content.length, text, cut };
+      return { name, path, chars, text, cut, ...(read.refused ? { refused: read.refused } : {}) };
     });
   }
 
-  private read(path: string): string {
-    let st;
+  /**
+   * One file through the confined reader the file tools' checks share: the gateway reads as its own
+   * user, so a link the sandbox made to `config.yaml` must not bring its secrets into the prompt.
+   */
+  private read(dir: string, name: string, maxBytes: number): Content {
+    const path = join(dir, name);
+    let stamp: string;
     try {
-      st = statSync(path);
+      stamp = `${maxBytes}:${fileStamp(statSync(path))}`;
     } catch {
-      this.cache.delete(path);
-      return '';
+      stamp = 'none'; // missing or a dangling link: the reader says which
     }
     const hit = this.cache.get(path);
-    if (hit && hit.mtimeMs === st.mtimeMs && hit.size === st.size) return hit.content;
-    try {
-      const content = readFileSync(path, 'utf8').replace(/\0/g, '');
-      this.cache.set(path, { mtimeMs: st.mtimeMs, size: st.size, content });
-      return content;
-    } catch (e) {
-      this.logger.warn(`could not read ${path}: ${(e as Error).message}`);
-      return '';
+    if (hit && hit.stamp === stamp) return hit;
+    const r = readConfinedFile(dir, name, { maxBytes, tailBytes: Math.floor(maxBytes * TAIL_READ_SHARE) });
+    let content: Content;
+    if (r.ok) {
+      const { head, tail, omittedBytes } = r.file;
+      // No separator: the junction falls in the middle that truncateHeadTail cuts (it keeps less head and tail than was read).
+      content = { text: (head + tail).replace(/\0/g, ''), omitted: omittedBytes };
+    } else {
+      content = { text: '', omitted: 0, ...(r.missing ? {} : { refused: r.reason }) };
+      if (!r.missing && hit?.refused !== r.reason) this.logger.warn(`not reading ${path} into the prompt: ${r.reason}`);
     }
+    this.cache.set(path, { ...content, stamp });
+    return content;
+  }
+}
+
+/** Writes a new file; anything already in its place (a file, or a symlink, dangling or not) is left alone, never written through. */
+function createOnly(path: string, content: string): void {
+  try {
+    writeFileSync(path, content, { mode: 0o660, flag: 'wx' });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
   }
 }

@@ -2,7 +2,10 @@
  * What a new agent workspace starts with. Short on purpose: every character is sent on every
  * turn. Users edit these files; nestclaw never overwrites them.
  */
-export const BOOTSTRAP_FILES = ['AGENTS.md', 'SOUL.md', 'USER.md', 'IDENTITY.md', 'TOOLS.md'] as const;
+import { BOOTSTRAP_FILES } from '@nestclaw/tool';
+
+// One list: the tool lib's approvals flag writes to these files as shaping every conversation.
+export { BOOTSTRAP_FILES };
 export type BootstrapFileName = (typeof BOOTSTRAP_FILES)[number];
 
 export const BOOTSTRAP_TEMPLATES: Record<BootstrapFileName, string> = {

@@ -8,7 +8,16 @@ export interface PromptReport {
   agentId: string;
   workspace: string;
   mode: AgentConfig['prompt_mode'];
-  files: { name: string; path: string; chars: number; includedChars: number; cutChars: number; tokens: number }[];
+  files: {
+    name: string;
+    path: string;
+    chars: number;
+    includedChars: number;
+    cutChars: number;
+    tokens: number;
+    /** Why the file was left out unread (a symlink leading out of the workspace, a FIFO, …). */
+    refused?: string;
+  }[];
   /** Tokens per prompt layer (identity, bootstrap:<file>, context, memories, skills). */
   sections: { id: string; tokens: number }[];
   toolTokens: number;
@@ -37,6 +46,7 @@ export async function describePrompt(
       includedChars: f.text.length,
       cutChars: f.cut,
       tokens: countTokens(f.text),
+      ...(f.refused ? { refused: f.refused } : {}),
     })),
     sections: sections.map((s) => ({ id: s.id, tokens: countTokens(s.title ? `## ${s.title}\n${s.text}` : s.text) })),
     toolTokens: deps.tools.length ? countTokens(JSON.stringify(deps.tools)) : 0,

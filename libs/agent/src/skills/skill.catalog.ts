@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { accessSync, constants, readdirSync, readFileSync, statSync } from 'node:fs';
+import { accessSync, constants, readdirSync, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { fileStamp, readConfinedFile } from '@nestclaw/common';
 import { ConfigService } from '@nestclaw/config';
 import { WorkspaceLocator } from '@nestclaw/tool';
 import { BUILTIN_SKILLS } from './builtin-skills';
@@ -8,8 +9,7 @@ import { MAX_DESCRIPTION_CHARS, Skill, SkillSource } from './skill';
 import { parseSkillFile } from './skill-file.parser';
 
 interface CachedFile {
-  mtimeMs: number;
-  size: number;
+  stamp: string;
   skill: Omit<Skill, 'unavailable'> | { invalid: string };
 }
 
@@ -22,7 +22,8 @@ const MAX_SKILL_BYTES = 64 * 1024;
  * Skills for an agent: `<agent workspace>/skills/<name>/SKILL.md`, then `$NESTCLAW_HOME/skills`,
  * then the built-in ones; the first source holding a name wins. Folders are listed on every call
  * and each SKILL.md re-parsed only when it changed, so new and edited skills appear on the next
- * turn without a restart.
+ * turn without a restart. A SKILL.md is read through the confined reader: one that is a symlink out
+ * of its skills folder (or a FIFO) is skipped with a warning, never read as the gateway's user.
  */
 @Injectable()
 export class SkillCatalog {
@@ -74,7 +75,7 @@ export class SkillCatalog {
     for (const entry of entries.sort()) {
       if (entry.startsWith('.')) continue;
       const path = join(dir, entry, 'SKILL.md');
-      const skill = this.readFile(path, entry, source);
+      const skill = this.readFile(dir, entry, source);
       if (!skill) continue;
       if ('invalid' in skill) {
         if (!this.warned.has(`${path}:${skill.invalid}`)) {
@@ -88,25 +89,30 @@ export class SkillCatalog {
     return out;
   }
 
-  private readFile(path: string, folder: string, source: SkillSource): CachedFile['skill'] | undefined {
-    let st;
+  private readFile(dir: string, folder: string, source: SkillSource): CachedFile['skill'] | undefined {
+    const path = join(dir, folder, 'SKILL.md');
+    let stamp: string;
     try {
-      st = statSync(path);
+      stamp = fileStamp(statSync(path));
     } catch {
       this.files.delete(path);
       return undefined;
     }
     const hit = this.files.get(path);
-    if (hit && hit.mtimeMs === st.mtimeMs && hit.size === st.size) return hit.skill;
+    if (hit && hit.stamp === stamp) return hit.skill;
+    // One byte more than allowed tells a too-large file from one exactly at the limit.
+    const read = readConfinedFile(dir, join(folder, 'SKILL.md'), { maxBytes: MAX_SKILL_BYTES + 1 });
     let skill: CachedFile['skill'];
-    if (st.size > MAX_SKILL_BYTES) {
+    if (!read.ok) {
+      skill = { invalid: read.reason };
+    } else if (read.file.size > MAX_SKILL_BYTES) {
       skill = { invalid: `larger than ${MAX_SKILL_BYTES} bytes` };
     } else {
-      const body = readFileSync(path, 'utf8').replace(/\0/g, '');
+      const body = read.file.head.replace(/\0/g, '');
       const parsed = parseSkillFile(body);
       skill = parsed.ok ? { ...this.fromMeta(parsed.meta.name ?? folder, parsed.meta, body), source, path } : { invalid: parsed.error };
     }
-    this.files.set(path, { mtimeMs: st.mtimeMs, size: st.size, skill });
+    this.files.set(path, { stamp, skill });
     return skill;
   }
 

@@ -101,9 +101,20 @@ export class ToolStepRunner {
             agentId: turn.agentId,
             channel: turn.channel,
             endpointId: turn.endpointId ?? null,
+            shapesEveryConversation: !!prep.call.shapesEveryConversation,
+            reason: prep.call.shapesEveryConversation ?? null,
+            ownerOnly: prep.call.ownerOnly,
           });
           const wait = this.approvals.waitFor(approval.id, signal);
-          emit({ type: 'approval_required', approvalId: approval.id, tool: call.name, input: prep.call.input });
+          emit({
+            type: 'approval_required',
+            approvalId: approval.id,
+            tool: call.name,
+            input: prep.call.input,
+            shapesEveryConversation: approval.shapesEveryConversation,
+            reason: approval.reason,
+            ownerOnly: approval.ownerOnly,
+          });
           let decided: Approval;
           try {
             decided = await traceApprovalWait(call.name, wait);

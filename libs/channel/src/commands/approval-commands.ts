@@ -51,10 +51,18 @@ export class ApprovalCommands {
   }
 
   /** Shows a pending approval in the chat the run came from, with Approve / Deny buttons. */
-  async ask(adapter: ChannelAdapter, m: InboundMessage, req: { id: string; name?: string; input?: unknown }): Promise<void> {
+  async ask(
+    adapter: ChannelAdapter,
+    m: InboundMessage,
+    req: { id: string; name?: string; input?: unknown; reason?: string | null; ownerOnly?: boolean },
+  ): Promise<void> {
     const p = this.config.get().channels.command_prefix;
     const input = req.input === undefined ? '' : `\n\n\`\`\`\n${JSON.stringify(req.input, null, 2).slice(0, 1500)}\n\`\`\``;
-    const text = `Approval needed: **${req.name ?? 'tool call'}**${input}\n\nOr reply ${p}approve ${req.id} / ${p}deny ${req.id}`;
+    // A write that shapes every conversation says so above the buttons, where the decision is made.
+    const shapes = req.reason
+      ? `\n\n⚠ Shapes every conversation: ${req.reason}.${req.ownerOnly ? ' Only the owner can approve it.' : ''}`
+      : '';
+    const text = `Approval needed: **${req.name ?? 'tool call'}**${input}${shapes}\n\nOr reply ${p}approve ${req.id} / ${p}deny ${req.id}`;
     const buttons = adapter.capabilities.buttons
       ? [
           [

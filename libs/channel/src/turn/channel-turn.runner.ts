@@ -68,7 +68,13 @@ export class ChannelTurnRunner {
             if (e.type === 'started') preview.begin();
             else if (e.type === 'token') preview.push(e.text);
             else if (e.type === 'approval_required')
-              void this.approvals.ask(adapter, m, { id: e.approvalId, name: e.tool, input: e.input });
+              void this.approvals.ask(adapter, m, {
+                id: e.approvalId,
+                name: e.tool,
+                input: e.input,
+                reason: e.reason,
+                ownerOnly: e.ownerOnly,
+              });
           },
         },
       );

@@ -1,7 +1,8 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileStamp, readConfinedFile } from '@nestclaw/common';
 import { ConfigService } from '@nestclaw/config';
 import { WorkspaceLocator } from '@nestclaw/tool';
 import { MemoryRepository } from '../store/memory.repository';
@@ -15,12 +16,16 @@ const MAX_FILE_BYTES = 2 * 1024 * 1024;
  * `MEMORY.md` and `memory/*.md` in each agent's workspace become memories of `memory.files.scope`
  * (the owner by default: the workspace is the operator's). Polled on an interval: a changed file
  * (size or mtime) is re-read, and re-chunked only when its text changed; a removed file's memory is
- * forgotten.
+ * forgotten. Each file is read through the confined reader (as the file tools' checks are): a link the
+ * sandbox made to a file outside the workspace, or a FIFO, is skipped with a warning, never read as the
+ * gateway's user into the owner's memory.
  */
 @Injectable()
 export class WorkspaceFilesSource implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('MemoryFiles');
   private readonly seen = new Map<string, string>();
+  /** The reason each refused file was last skipped for, so a refusal is logged once, not every scan. */
+  private readonly refused = new Map<string, string>();
   private scanning = false;
 
   constructor(
@@ -66,21 +71,31 @@ export class WorkspaceFilesSource implements OnApplicationBootstrap, OnApplicati
   }
 
   private async scanAgent(agentId: string, dir: string, scope: string): Promise<number> {
-    const files: string[] = [];
-    if (existsSync(join(dir, 'MEMORY.md'))) files.push('MEMORY.md');
-    const sub = join(dir, 'memory');
-    if (existsSync(sub) && statSync(sub).isDirectory()) {
-      for (const f of readdirSync(sub)) if (f.endsWith('.md') && statSync(join(sub, f)).isFile()) files.push(`memory/${f}`);
-    }
+    const files = candidateFiles(dir);
     const prefix = `file:${agentId}:`;
     let changed = 0;
+    const present = new Set<string>();
     for (const rel of files) {
-      const path = join(dir, rel);
-      const st = statSync(path);
       const key = `${prefix}${rel}`;
-      const stamp = `${st.size}:${st.mtimeMs}`;
-      if (this.seen.get(key) === stamp) continue;
-      const text = readFileSync(path).subarray(0, MAX_FILE_BYTES).toString('utf8');
+      let stamp: string;
+      try {
+        stamp = fileStamp(statSync(join(dir, rel)));
+      } catch {
+        continue; // gone (or a dangling link) since the listing
+      }
+      if (this.seen.get(key) === stamp) {
+        present.add(key);
+        continue;
+      }
+      const read = readConfinedFile(dir, rel, { maxBytes: MAX_FILE_BYTES });
+      if (!read.ok) {
+        if (!read.missing && this.refused.get(key) !== read.reason) this.logger.warn(`skipping ${join(dir, rel)}: ${read.reason}`);
+        if (!read.missing) this.refused.set(key, read.reason);
+        continue; // not present: a memory it made earlier is forgotten below
+      }
+      this.refused.delete(key);
+      present.add(key);
+      const text = read.file.head;
       if (text.trim()) {
         if (await this.memories.replace({ scope, agentId, content: text, source: 'file', sourceKey: key, metadata: { path: rel } }))
           changed++;
@@ -89,7 +104,6 @@ export class WorkspaceFilesSource implements OnApplicationBootstrap, OnApplicati
       }
       this.seen.set(key, stamp);
     }
-    const present = new Set(files.map((f) => `${prefix}${f}`));
     const gone = (await this.repo.liveSourceKeys(prefix)).filter((k) => !present.has(k));
     if (gone.length) {
       changed += await this.memories.forgetSourceKeys(gone);
@@ -97,4 +111,16 @@ export class WorkspaceFilesSource implements OnApplicationBootstrap, OnApplicati
     }
     return changed;
   }
+}
+
+/** `MEMORY.md` and `memory/*.md`; a `memory` that is a symlink is not listed (its files would be outside anyway). */
+function candidateFiles(dir: string): string[] {
+  const files = ['MEMORY.md'];
+  const sub = join(dir, 'memory');
+  try {
+    if (lstatSync(sub).isDirectory()) for (const f of readdirSync(sub)) if (f.endsWith('.md')) files.push(`memory/${f}`);
+  } catch {
+    // no memory folder
+  }
+  return files;
 }

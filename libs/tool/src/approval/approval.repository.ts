@@ -14,6 +14,9 @@ interface Row {
   agent_id: string;
   channel: string;
   endpoint_id: string | null;
+  shapes_every_conversation: boolean;
+  reason: string | null;
+  owner_only: boolean;
   status: ApprovalStatus;
   requested_at: Date;
   expires_at: Date;
@@ -32,6 +35,9 @@ const toApproval = (r: Row): Approval => ({
   agentId: r.agent_id,
   channel: r.channel,
   endpointId: r.endpoint_id,
+  shapesEveryConversation: r.shapes_every_conversation,
+  reason: r.reason,
+  ownerOnly: r.owner_only,
   status: r.status,
   requestedAt: r.requested_at.toISOString(),
   expiresAt: r.expires_at.toISOString(),
@@ -54,8 +60,9 @@ export class ApprovalRepository {
 
   async create(a: NewApproval, timeoutMs: number): Promise<Approval> {
     const rows = await this.q<Row>(
-      `INSERT INTO tool_approvals (id, session_id, turn_id, tool_call_id, tool, input, match_key, agent_id, channel, endpoint_id, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now() + ($11::int * interval '1 millisecond')) RETURNING *`,
+      `INSERT INTO tool_approvals (id, session_id, turn_id, tool_call_id, tool, input, match_key, agent_id, channel, endpoint_id,
+                                   shapes_every_conversation, reason, owner_only, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $12, $13, $14, now() + ($11::int * interval '1 millisecond')) RETURNING *`,
       [
         randomUUID(),
         a.sessionId,
@@ -68,6 +75,9 @@ export class ApprovalRepository {
         a.channel,
         a.endpointId,
         timeoutMs,
+        a.shapesEveryConversation ?? false,
+        a.reason ?? null,
+        a.ownerOnly ?? false,
       ],
     );
     return toApproval(rows[0]);

@@ -4,6 +4,7 @@ import { NestclawError } from '@nestclaw/common';
 import { ConfigService } from '@nestclaw/config';
 import { AuditRepository } from '../audit/audit.repository';
 import { ApprovalRepository } from './approval.repository';
+import { OWNER_PERSON } from './conversation-files';
 import type { Approval, ApprovalDecision, ApprovalStatus, NewApproval } from './approval.types';
 
 interface ApprovalEvents {
@@ -69,6 +70,7 @@ export class ApprovalService implements OnModuleDestroy, OnApplicationShutdown {
 
   async decide(id: string, decision: 'approve' | 'deny', decidedBy: string, remember = false): Promise<Approval> {
     const status: ApprovalStatus = decision === 'approve' ? 'approved' : 'denied';
+    if (decision === 'approve') await this.checkOwnerOnly(id, decidedBy);
     const settled = await this.repo.settle(id, status, decidedBy);
     if (!settled) {
       const existing = await this.repo.findById(id);
@@ -106,6 +108,22 @@ export class ApprovalService implements OnModuleDestroy, OnApplicationShutdown {
       detail: { approvalId: id, turnId: settled.turnId, why },
     });
     this.deliver(settled, true);
+  }
+
+  /**
+   * A write that shapes every conversation, asked on a turn that was not the owner's, is approved by
+   * the owner only (the owner token, or a channel identity linked to `owner` in session.identity_links).
+   * Denying stays open to every approver: it changes nothing.
+   */
+  private async checkOwnerOnly(id: string, decidedBy: string): Promise<void> {
+    const a = await this.repo.findById(id);
+    if (!a?.ownerOnly || a.status !== 'pending') return; // unknown or settled: decide reports it
+    const ownerIdentities = this.config.get().session.identity_links[OWNER_PERSON] ?? [];
+    if (decidedBy === OWNER_PERSON || ownerIdentities.includes(decidedBy)) return;
+    throw new NestclawError(
+      'forbidden',
+      `Only the owner can approve this ${a.tool} call: ${a.reason ?? 'it shapes every conversation'}, and it was asked in a conversation that is not the owner's`,
+    );
   }
 
   async isRemembered(tool: string, matchKey: string): Promise<boolean> {

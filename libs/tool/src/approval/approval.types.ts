@@ -12,6 +12,12 @@ export interface Approval {
   agentId: string;
   channel: string;
   endpointId: string | null;
+  /** The call writes a file read into every conversation (bootstrap, memory or skill file). */
+  shapesEveryConversation: boolean;
+  /** Why, for the person deciding (null when it does not). */
+  reason: string | null;
+  /** Only the owner may approve it (the turn was not the owner's); anyone allowed to decide may deny. */
+  ownerOnly: boolean;
   status: ApprovalStatus;
   requestedAt: string;
   expiresAt: string;
@@ -22,7 +28,8 @@ export interface Approval {
 export type NewApproval = Pick<
   Approval,
   'sessionId' | 'turnId' | 'toolCallId' | 'tool' | 'input' | 'matchKey' | 'agentId' | 'channel' | 'endpointId'
->;
+> &
+  Partial<Pick<Approval, 'shapesEveryConversation' | 'reason' | 'ownerOnly'>>;
 
 /** What the run that asked is told. */
 export interface ApprovalDecision {

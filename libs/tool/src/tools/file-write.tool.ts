@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { ToolsConfig } from '@nestclaw/config';
 import { resolveWorkspacePath } from '../policy/workspace-paths';
-import { Tool, ToolError, ToolRuntime } from '../tool.port';
+import { conversationFileReason } from '../approval/conversation-files';
+import { PrecheckResult, Tool, ToolError, ToolRuntime } from '../tool.port';
 import { measureUsage, mib } from '../executor/workspace-quota';
 import { fileRequest } from './file-tools.support';
 
@@ -19,9 +20,13 @@ export class FileWriteTool implements Tool<typeof input> {
 
   constructor(private readonly config: () => ToolsConfig) {}
 
-  async precheck(i: z.output<typeof input>, ctx?: Pick<ToolRuntime, 'workspace'>): Promise<void> {
-    if (ctx && ctx.workspace.access !== 'rw')
+  async precheck(i: z.output<typeof input>, ctx?: Pick<ToolRuntime, 'workspace'>): Promise<PrecheckResult> {
+    if (!ctx) return {};
+    if (ctx.workspace.access !== 'rw')
       throw new ToolError(`the workspace is ${ctx.workspace.access === 'ro' ? 'read-only' : 'not available'}`);
+    // The real path: a link inside the workspace to AGENTS.md is a write to AGENTS.md.
+    const reason = conversationFileReason(resolveWorkspacePath(ctx.workspace, i.path).relative);
+    return reason ? { shapesEveryConversation: reason } : {};
   }
 
   async execute(ctx: ToolRuntime, i: z.output<typeof input>): Promise<string> {

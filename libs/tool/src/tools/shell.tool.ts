@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ToolsConfig } from '@nestclaw/config';
 import { measureUsage, mib, watchQuota } from '../executor/workspace-quota';
+import { commandConversationFileReason } from '../approval/conversation-files';
 import { evaluateCommand } from '../policy/exec-policy';
 import { Tool, ToolError, ToolRuntime } from '../tool.port';
 import type { PrecheckResult } from '../tool.port';
@@ -32,9 +33,12 @@ export class ShellTool implements Tool<typeof input> {
   async precheck(i: z.output<typeof input>, ctx?: Pick<ToolRuntime, 'workspace'>): Promise<PrecheckResult> {
     const verdict = await evaluateCommand(i.command, this.config().exec, ctx?.workspace);
     if (!verdict.allowed) throw new ToolError(`refused by exec policy: ${verdict.reason}`);
-    if (!verdict.unspecified.length) return {};
+    const shapes = commandConversationFileReason(i.command);
+    const flagged = shapes ? { shapesEveryConversation: shapes } : {};
+    if (!verdict.unspecified.length) return flagged;
     const names = verdict.unspecified.map((p) => `'${p}'`).join(', ');
     return {
+      ...flagged,
       approvalNote: `UNCHECKED: ${names} ${verdict.unspecified.length > 1 ? 'have' : 'has'} no spec in tools.exec.programs, so ${verdict.unspecified.length > 1 ? 'their' : 'its'} options and file arguments are not checked`,
     };
   }
