@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { lstatSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileStamp, readConfinedFile } from '@nestclaw/common';
+import { FailureThrottle, fileStamp, readConfinedFile } from '@nestclaw/common';
 import { ConfigService } from '@nestclaw/config';
 import { WorkspaceLocator } from '@nestclaw/tool';
 import { MemoryRepository } from '../store/memory.repository';
@@ -27,6 +27,8 @@ export class WorkspaceFilesSource implements OnApplicationBootstrap, OnApplicati
   /** The reason each refused file was last skipped for, so a refusal is logged once, not every scan. */
   private readonly refused = new Map<string, string>();
   private scanning = false;
+  /** A database outage fails every scan the same way: logged once, summed up per minute, scans spaced out. */
+  private readonly failures: FailureThrottle;
 
   constructor(
     private readonly config: ConfigService,
@@ -34,7 +36,11 @@ export class WorkspaceFilesSource implements OnApplicationBootstrap, OnApplicati
     private readonly memories: MemoryService,
     private readonly repo: MemoryRepository,
     private readonly scheduler: SchedulerRegistry,
-  ) {}
+  ) {
+    this.failures = new FailureThrottle('scanning workspace memory files', this.logger, {
+      baseDelayMs: config.get().memory.files.scan_interval,
+    });
+  }
 
   onApplicationBootstrap(): void {
     const { enabled, files } = this.config.get().memory;
@@ -52,7 +58,7 @@ export class WorkspaceFilesSource implements OnApplicationBootstrap, OnApplicati
 
   /** One pass over every agent workspace; returns how many memories changed. */
   async scan(): Promise<number> {
-    if (this.scanning) return 0;
+    if (this.scanning || !this.failures.due()) return 0;
     this.scanning = true;
     let changed = 0;
     try {
@@ -62,8 +68,9 @@ export class WorkspaceFilesSource implements OnApplicationBootstrap, OnApplicati
         const dir = this.workspaces.forContext({ sessionId: '', turnId: '', agentId }, agent).hostPath;
         changed += await this.scanAgent(agentId, dir, cfg.memory.files.scope);
       }
+      this.failures.succeeded();
     } catch (e) {
-      this.logger.warn(`scanning workspace memory files failed: ${(e as Error).message}`);
+      this.failures.failed(e);
     } finally {
       this.scanning = false;
     }
