@@ -10,7 +10,7 @@ import { FakeOpenAiServer, RecordedRequest } from '../../fixtures/fake-openai.se
 import { FakeTelegramServer, FakeUser, SentMessage } from '../../fixtures/fake-telegram.server';
 import { LoopbackHttpServer } from '../../fixtures/loopback-http.server';
 import { GatewayProcess, spawnGateway } from '../../support/gateway-process';
-import { createTestDatabase, TestDatabase } from '../../support/test-database';
+import { createTestDatabase, realPostgresAvailable, TestDatabase } from '../../support/test-database';
 
 const users: FakeUser[] = [
   { id: 5001, first_name: 'Ann' },
@@ -53,6 +53,16 @@ const lastUser = (r: RecordedRequest) => r.body.messages.filter((m) => m.role ==
 const CALL_ID = /^nestclaw-call-(\d+)$/;
 /** A boot may take long on a loaded machine (2 cores shared with builds): the kills count lives, not seconds. Test timeouts allow for it. */
 const BOOT_MS = Number(process.env.CRASH_BOOT_MS ?? 90_000);
+
+/**
+ * The 30-kill run takes 6–8 minutes: it runs on the first database run only. That is the server when
+ * one answers, else the embedded database of a run that did not point the probe elsewhere; CI's second
+ * run (embedded, NESTCLAW_TEST_PG_URL set to a closed port) skips it, visibly.
+ */
+function firstDatabaseRun(): boolean {
+  return realPostgresAvailable() || !process.env.NESTCLAW_TEST_PG_URL;
+}
+const chaos = firstDatabaseRun() ? it : it.skip;
 
 describe('Telegram channel across a crash', () => {
   let tg: FakeTelegramServer;
@@ -275,181 +285,186 @@ describe('Telegram channel across a crash', () => {
     }
   }, 360_000);
 
-  it('loses nothing, doubles nothing and bounces nothing across 30 kill -9 under a steady load with 40 ms Bot API latency', async () => {
-    const seed = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000);
-    const random = prng(seed);
-    const KILLS = 30;
-    const MESSAGES = 120;
-    tg.latencyMs = 40;
-    llm.tokenDelayMs = 15;
-    const firstMessage = tg.sent.length;
-    const startedAt = Date.now();
-    const requestsBefore = llm.requests.length;
+  chaos(
+    'loses nothing, doubles nothing and bounces nothing across 30 kill -9 under a steady load with 40 ms Bot API latency',
+    async () => {
+      const seed = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000);
+      const random = prng(seed);
+      const KILLS = 30;
+      const MESSAGES = 120;
+      tg.latencyMs = 40;
+      llm.tokenDelayMs = 15;
+      const firstMessage = tg.sent.length;
+      const startedAt = Date.now();
+      const requestsBefore = llm.requests.length;
 
-    // Steady load: one message every 150 ms, round robin over the users, independent of the gateway's lives.
-    const texts: { user: FakeUser; text: string }[] = [];
-    const load = (async () => {
-      for (let i = 0; i < MESSAGES; i++) {
-        const user = users[i % users.length];
-        const text = `m${String(i).padStart(3, '0')} from ${user.first_name}`;
-        texts.push({ user, text });
-        tg.dm(user, text);
-        await sleep(150);
+      // Steady load: one message every 150 ms, round robin over the users, independent of the gateway's lives.
+      const texts: { user: FakeUser; text: string }[] = [];
+      const load = (async () => {
+        for (let i = 0; i < MESSAGES; i++) {
+          const user = users[i % users.length];
+          const text = `m${String(i).padStart(3, '0')} from ${user.first_name}`;
+          texts.push({ user, text });
+          tg.dm(user, text);
+          await sleep(150);
+        }
+      })();
+
+      const started = Date.now();
+      const boots: number[] = [];
+      for (let kill = 0; kill < KILLS; kill++) {
+        const t0 = Date.now();
+        running = await spawnGateway(env, BOOT_MS);
+        boots.push(Date.now() - t0);
+        await sleep(100 + random() * 700);
+        await running.kill9();
+        running = undefined;
       }
-    })();
-
-    const started = Date.now();
-    const boots: number[] = [];
-    for (let kill = 0; kill < KILLS; kill++) {
-      const t0 = Date.now();
+      await load;
       running = await spawnGateway(env, BOOT_MS);
-      boots.push(Date.now() - t0);
-      await sleep(100 + random() * 700);
-      await running.kill9();
+      const final = (m: SentMessage) => telegramHtmlToText(m.current);
+      const isReply = (u: FakeUser, text: string) => (m: SentMessage) => m.chat_id === String(u.id) && final(m) === `echo: ${text}`;
+      const isNotice = (u: FakeUser, text: string) => (m: SentMessage) =>
+        m.chat_id === String(u.id) && final(m) === interruptedNotice(text);
+      // Complete answers to a message: the model's reply, or the notice that its answer was lost to a kill
+      // (counted so that a notice is a lost-and-bounced message, not a missing one: no tool runs here, so there must be none).
+      const answersTo = (sent: SentMessage[], u: FakeUser, text: string) => sent.filter((m) => isReply(u, text)(m) || isNotice(u, text)(m));
+      await tg.waitFor(
+        () => texts.every(({ user, text }) => answersTo(tg.sent.slice(firstMessage), user, text).length > 0),
+        60_000,
+        'every message answered after the last restart',
+      );
+      await sleep(500); // let the last edits and records land
+      const usage = (await (
+        await fetch(`${running.url}/v1/usage?groupBy=model`, { headers: { authorization: `Bearer ${env.NESTCLAW_TOKEN}` } })
+      ).json()) as { totals: { calls: number; interruptedCalls: number; inFlightCalls: number } };
+      await running.stop();
       running = undefined;
-    }
-    await load;
-    running = await spawnGateway(env, BOOT_MS);
-    const final = (m: SentMessage) => telegramHtmlToText(m.current);
-    const isReply = (u: FakeUser, text: string) => (m: SentMessage) => m.chat_id === String(u.id) && final(m) === `echo: ${text}`;
-    const isNotice = (u: FakeUser, text: string) => (m: SentMessage) => m.chat_id === String(u.id) && final(m) === interruptedNotice(text);
-    // Complete answers to a message: the model's reply, or the notice that its answer was lost to a kill
-    // (counted so that a notice is a lost-and-bounced message, not a missing one: no tool runs here, so there must be none).
-    const answersTo = (sent: SentMessage[], u: FakeUser, text: string) => sent.filter((m) => isReply(u, text)(m) || isNotice(u, text)(m));
-    await tg.waitFor(
-      () => texts.every(({ user, text }) => answersTo(tg.sent.slice(firstMessage), user, text).length > 0),
-      60_000,
-      'every message answered after the last restart',
-    );
-    await sleep(500); // let the last edits and records land
-    const usage = (await (
-      await fetch(`${running.url}/v1/usage?groupBy=model`, { headers: { authorization: `Bearer ${env.NESTCLAW_TOKEN}` } })
-    ).json()) as { totals: { calls: number; interruptedCalls: number; inFlightCalls: number } };
-    await running.stop();
-    running = undefined;
-    sql = await openDatabase();
-    const sent = tg.sent.slice(firstMessage);
+      sql = await openDatabase();
+      const sent = tg.sent.slice(firstMessage);
 
-    // Delivery: exactly one complete answer (reply or notice) per message; anything else is a stray placeholder.
-    const lost = texts.filter(({ user, text }) => answersTo(sent, user, text).length === 0);
-    const doubled = texts.filter(({ user, text }) => answersTo(sent, user, text).length > 1);
-    const notices = sent.filter((m) => texts.some(({ user, text }) => isNotice(user, text)(m)));
-    const complete = new Set(texts.flatMap(({ user, text }) => [`${user.id}:echo: ${text}`, `${user.id}:${interruptedNotice(text)}`]));
-    const strays = sent.filter((m) => !complete.has(`${m.chat_id}:${final(m)}`));
-    const orphanRows = await sql.query<{ n: string }>(
-      `SELECT count(*) AS n FROM outbound_messages WHERE status = 'orphaned' AND created_at >= to_timestamp(${startedAt / 1000})`,
-    );
-    const orphans = Number(orphanRows[0].n);
+      // Delivery: exactly one complete answer (reply or notice) per message; anything else is a stray placeholder.
+      const lost = texts.filter(({ user, text }) => answersTo(sent, user, text).length === 0);
+      const doubled = texts.filter(({ user, text }) => answersTo(sent, user, text).length > 1);
+      const notices = sent.filter((m) => texts.some(({ user, text }) => isNotice(user, text)(m)));
+      const complete = new Set(texts.flatMap(({ user, text }) => [`${user.id}:echo: ${text}`, `${user.id}:${interruptedNotice(text)}`]));
+      const strays = sent.filter((m) => !complete.has(`${m.chat_id}:${final(m)}`));
+      const orphanRows = await sql.query<{ n: string }>(
+        `SELECT count(*) AS n FROM outbound_messages WHERE status = 'orphaned' AND created_at >= to_timestamp(${startedAt / 1000})`,
+      );
+      const orphans = Number(orphanRows[0].n);
 
-    // The model: a message is asked again only when a kill cut its turn short (counted at the fake by its text),
-    // never after its answer was stored, and never with its user message twice in one request.
-    const requests = llm.requests.slice(requestsBefore);
-    const turns = await sql.query<{
-      content: string;
-      users: string;
-      answers: string;
-      notices: string;
-      interrupted: string;
-      answered_at: Date | string | null;
-    }>(
-      `SELECT u.content, count(*) OVER (PARTITION BY u.content) AS users,
+      // The model: a message is asked again only when a kill cut its turn short (counted at the fake by its text),
+      // never after its answer was stored, and never with its user message twice in one request.
+      const requests = llm.requests.slice(requestsBefore);
+      const turns = await sql.query<{
+        content: string;
+        users: string;
+        answers: string;
+        notices: string;
+        interrupted: string;
+        answered_at: Date | string | null;
+      }>(
+        `SELECT u.content, count(*) OVER (PARTITION BY u.content) AS users,
               (SELECT count(*) FROM llm_calls l WHERE l.turn_id = u.turn_id AND l.status = 'interrupted') AS interrupted,
               (SELECT count(*) FROM messages a WHERE a.turn_id = u.turn_id AND a.role = 'assistant' AND a.status = 'ok') AS answers,
               (SELECT count(*) FROM messages a WHERE a.turn_id = u.turn_id AND a.role = 'assistant' AND a.status = 'notice') AS notices,
               (SELECT max(a.created_at) FROM messages a
                 WHERE a.turn_id = u.turn_id AND a.role = 'assistant' AND a.status IN ('ok', 'notice')) AS answered_at
          FROM messages u WHERE u.role = 'user' AND u.content LIKE 'm% from %'`,
-    );
-    const byText = new Map(turns.map((t) => [t.content, t]));
-    const askedAfterAnswer = requests.filter((r) => {
-      const t = byText.get(lastUser(r));
-      return !!t?.answered_at && r.at > new Date(t.answered_at).getTime();
-    });
-    const repeatedTurns = requests.filter((r) => {
-      const asked = r.body.messages.filter((m) => m.role === 'user').map((m) => m.content);
-      return new Set(asked).size !== asked.length;
-    });
-    const perMessage = new Map<string, number>();
-    for (const r of requests) perMessage.set(lastUser(r), (perMessage.get(lastUser(r)) ?? 0) + 1);
-    const reasked = [...perMessage.entries()].filter(([, n]) => n > 1).map(([text]) => text);
-    // Each extra ask follows an attempt that a kill cut short, and that attempt stays in the ledger as interrupted.
-    const reaskedWithoutLedger = [...perMessage.entries()].filter(([text, n]) => Number(byText.get(text)?.interrupted ?? 0) < n - 1);
-
-    // The ledger: every upstream request has its own row (matched by X-Client-Request-Id), and every row
-    // its request but for the window checked below: the row commits in the same synchronous step as the
-    // request is written (sendGated). Rows of requests in flight at a kill are `interrupted`.
-    const calls = await sql.query<{ id: string; status: string; created_at: Date | string }>(
-      `SELECT id::text, status, created_at FROM llm_calls WHERE turn_id IN (SELECT turn_id FROM messages WHERE content LIKE 'm% from %')`,
-    );
-    const ids = requests.map((r) => CALL_ID.exec(String(r.headers['x-client-request-id']))?.[1]);
-    const rowIds = new Set(calls.map((c) => c.id));
-    const unmatched = calls.filter((c) => !ids.includes(c.id));
-    const interruptedRows = calls.filter((c) => c.status === 'interrupted').length;
-    // From the row's transaction start (created_at is now(), taken at BEGIN) to the request reaching the
-    // fake: the INSERT's round trip, the commit-and-send step and the fake's own read. The row commits in
-    // the same tick as the request is written (sendGated), so this is no longer the window a kill falls in.
-    const rowAt = new Map(calls.map((c) => [c.id, new Date(c.created_at).getTime()]));
-    const windows = requests
-      .map((r, i) => r.at - (rowAt.get(ids[i] ?? '') ?? NaN))
-      .filter((ms) => Number.isFinite(ms))
-      .sort((a, b) => a - b);
-    const open = await sql.query<{ n: string }>(`SELECT count(*) AS n FROM inbound_messages WHERE status = 'received'`);
-    const allInterrupted = await sql.query<{ n: string }>(`SELECT count(*) AS n FROM llm_calls WHERE status = 'interrupted'`);
-
-    const summary = {
-      seed,
-      kills: KILLS,
-      messages: MESSAGES,
-      lost: lost.length,
-      doubled: doubled.length,
-      reasked: reasked.length,
-      asks: requests.length,
-      noticesDelivered: notices.length,
-      orphanPlaceholders: orphans,
-      strayPlaceholders: strays.length,
-      llmCallsRows: calls.length,
-      upstreamRequests: requests.length,
-      rowsWithoutRequest: unmatched.length,
-      interruptedRows,
-      rowToRequestMs: { p50: windows[windows.length >> 1], p99: windows[Math.floor(windows.length * 0.99)], max: windows.at(-1) },
-      durationS: Math.round((Date.now() - started) / 1000),
-      medianBootMs: boots.sort((a, b) => a - b)[boots.length >> 1],
-    };
-    console.log(`crash run: ${JSON.stringify(summary)}`);
-
-    expect(lost.map((t) => t.text)).toEqual([]);
-    expect(doubled.map((t) => t.text)).toEqual([]);
-    // No tool runs here, so a message cut short is asked again, never bounced with a notice.
-    expect(notices.map(final)).toEqual([]);
-    expect(reaskedWithoutLedger).toEqual([]);
-    // A stray is only ever the placeholder of a send whose id a kill kept us from recording, and each is counted.
-    expect(strays.map(final).filter((t) => t !== '…')).toEqual([]);
-    expect(strays.length).toBeLessThanOrEqual(orphans);
-    expect(askedAfterAnswer.map(lastUser)).toEqual([]);
-    expect(repeatedTurns).toHaveLength(0);
-    // Transcripts: one user turn and one answer per message, however often it was asked.
-    for (const { text } of texts) {
-      const t = byText.get(text);
-      expect({ text, users: Number(t?.users), answers: Number(t?.answers), notices: Number(t?.notices) }).toEqual({
-        text,
-        users: 1,
-        answers: 1,
-        notices: 0,
+      );
+      const byText = new Map(turns.map((t) => [t.content, t]));
+      const askedAfterAnswer = requests.filter((r) => {
+        const t = byText.get(lastUser(r));
+        return !!t?.answered_at && r.at > new Date(t.answered_at).getTime();
       });
-    }
-    expect(ids.every((id) => id !== undefined && rowIds.has(id))).toBe(true);
-    expect(new Set(ids).size).toBe(ids.length);
-    // Every upstream request has its row (never under-billed). A row without a request needs the kill
-    // to land between the COMMIT write and the uncork that sends the request (two adjacent syscalls,
-    // p50 37 µs): 0 in 10 of 11 runs, 1 in a run on a machine running two suites at once. Such a row
-    // can only be `interrupted`. The insert-before-send code this replaced left 3–16 per run.
-    expect(unmatched.filter((c) => c.status !== 'interrupted')).toEqual([]);
-    expect(unmatched.length).toBeLessThanOrEqual(1);
-    expect(calls.length - unmatched.length).toBe(requests.length);
-    expect(calls.filter((c) => c.status === 'started')).toHaveLength(0);
-    expect(usage.totals.interruptedCalls).toBe(Number(allInterrupted[0].n));
-    expect(Number(open[0].n)).toBe(0);
-  }, 3_100_000);
+      const repeatedTurns = requests.filter((r) => {
+        const asked = r.body.messages.filter((m) => m.role === 'user').map((m) => m.content);
+        return new Set(asked).size !== asked.length;
+      });
+      const perMessage = new Map<string, number>();
+      for (const r of requests) perMessage.set(lastUser(r), (perMessage.get(lastUser(r)) ?? 0) + 1);
+      const reasked = [...perMessage.entries()].filter(([, n]) => n > 1).map(([text]) => text);
+      // Each extra ask follows an attempt that a kill cut short, and that attempt stays in the ledger as interrupted.
+      const reaskedWithoutLedger = [...perMessage.entries()].filter(([text, n]) => Number(byText.get(text)?.interrupted ?? 0) < n - 1);
+
+      // The ledger: every upstream request has its own row (matched by X-Client-Request-Id), and every row
+      // its request but for the window checked below: the row commits in the same synchronous step as the
+      // request is written (sendGated). Rows of requests in flight at a kill are `interrupted`.
+      const calls = await sql.query<{ id: string; status: string; created_at: Date | string }>(
+        `SELECT id::text, status, created_at FROM llm_calls WHERE turn_id IN (SELECT turn_id FROM messages WHERE content LIKE 'm% from %')`,
+      );
+      const ids = requests.map((r) => CALL_ID.exec(String(r.headers['x-client-request-id']))?.[1]);
+      const rowIds = new Set(calls.map((c) => c.id));
+      const unmatched = calls.filter((c) => !ids.includes(c.id));
+      const interruptedRows = calls.filter((c) => c.status === 'interrupted').length;
+      // From the row's transaction start (created_at is now(), taken at BEGIN) to the request reaching the
+      // fake: the INSERT's round trip, the commit-and-send step and the fake's own read. The row commits in
+      // the same tick as the request is written (sendGated), so this is no longer the window a kill falls in.
+      const rowAt = new Map(calls.map((c) => [c.id, new Date(c.created_at).getTime()]));
+      const windows = requests
+        .map((r, i) => r.at - (rowAt.get(ids[i] ?? '') ?? NaN))
+        .filter((ms) => Number.isFinite(ms))
+        .sort((a, b) => a - b);
+      const open = await sql.query<{ n: string }>(`SELECT count(*) AS n FROM inbound_messages WHERE status = 'received'`);
+      const allInterrupted = await sql.query<{ n: string }>(`SELECT count(*) AS n FROM llm_calls WHERE status = 'interrupted'`);
+
+      const summary = {
+        seed,
+        kills: KILLS,
+        messages: MESSAGES,
+        lost: lost.length,
+        doubled: doubled.length,
+        reasked: reasked.length,
+        asks: requests.length,
+        noticesDelivered: notices.length,
+        orphanPlaceholders: orphans,
+        strayPlaceholders: strays.length,
+        llmCallsRows: calls.length,
+        upstreamRequests: requests.length,
+        rowsWithoutRequest: unmatched.length,
+        interruptedRows,
+        rowToRequestMs: { p50: windows[windows.length >> 1], p99: windows[Math.floor(windows.length * 0.99)], max: windows.at(-1) },
+        durationS: Math.round((Date.now() - started) / 1000),
+        medianBootMs: boots.sort((a, b) => a - b)[boots.length >> 1],
+      };
+      console.log(`crash run: ${JSON.stringify(summary)}`);
+
+      expect(lost.map((t) => t.text)).toEqual([]);
+      expect(doubled.map((t) => t.text)).toEqual([]);
+      // No tool runs here, so a message cut short is asked again, never bounced with a notice.
+      expect(notices.map(final)).toEqual([]);
+      expect(reaskedWithoutLedger).toEqual([]);
+      // A stray is only ever the placeholder of a send whose id a kill kept us from recording, and each is counted.
+      expect(strays.map(final).filter((t) => t !== '…')).toEqual([]);
+      expect(strays.length).toBeLessThanOrEqual(orphans);
+      expect(askedAfterAnswer.map(lastUser)).toEqual([]);
+      expect(repeatedTurns).toHaveLength(0);
+      // Transcripts: one user turn and one answer per message, however often it was asked.
+      for (const { text } of texts) {
+        const t = byText.get(text);
+        expect({ text, users: Number(t?.users), answers: Number(t?.answers), notices: Number(t?.notices) }).toEqual({
+          text,
+          users: 1,
+          answers: 1,
+          notices: 0,
+        });
+      }
+      expect(ids.every((id) => id !== undefined && rowIds.has(id))).toBe(true);
+      expect(new Set(ids).size).toBe(ids.length);
+      // Every upstream request has its row (never under-billed). A row without a request needs the kill
+      // to land between the COMMIT write and the uncork that sends the request (two adjacent syscalls,
+      // p50 37 µs): 0 in 10 of 11 runs, 1 in a run on a machine running two suites at once. Such a row
+      // can only be `interrupted`. The insert-before-send code this replaced left 3–16 per run.
+      expect(unmatched.filter((c) => c.status !== 'interrupted')).toEqual([]);
+      expect(unmatched.length).toBeLessThanOrEqual(1);
+      expect(calls.length - unmatched.length).toBe(requests.length);
+      expect(calls.filter((c) => c.status === 'started')).toHaveLength(0);
+      expect(usage.totals.interruptedCalls).toBe(Number(allInterrupted[0].n));
+      expect(Number(open[0].n)).toBe(0);
+    },
+    3_100_000,
+  );
 
   /** The run's database, read after the gateway stopped: the test server's, or the embedded one under $NESTCLAW_HOME. */
   async function openDatabase(): Promise<Sql> {
