@@ -1,4 +1,4 @@
-import type { InterruptedTurnPolicy } from './turn/interrupted-turns';
+import type { InterruptedTurnPolicy } from './turn/interrupted-turn.recovery';
 import type { ChatMessage } from '@nestclaw/provider';
 import type { AgentEvent, TurnUsage } from './agent.events';
 import type { PromptMode } from './prompt/system-prompt.builder';

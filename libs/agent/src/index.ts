@@ -30,4 +30,4 @@ export { JobOutputPort } from './scheduler/job-output.port';
 export type { JobOutputSink, JobOutput, DeliveryTarget } from './scheduler/job-output.port';
 export { ownerOfPerson } from './scheduler/job-owner';
 export { interruptedNotice } from './turn/interrupted-turns';
-export type { InterruptedTurnPolicy } from './turn/interrupted-turns';
+export type { InterruptedTurnPolicy } from './turn/interrupted-turn.recovery';

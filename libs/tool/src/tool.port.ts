@@ -36,6 +36,12 @@ export interface Tool<Schema extends z.ZodType = z.ZodType> {
   readonly needsSandbox?: boolean;
   /** Starts processes (shell): offered only when Docker, bubblewrap or the opted-in native executor runs them. */
   readonly runsCommands?: boolean;
+  /**
+   * Whether a call can change anything outside the turn (files, processes, remote state), judged on
+   * the input as the model wrote it. Unset means yes: after a crash, a turn is asked again only when
+   * none of its calls can have had an effect (agent recovery), so only a tool that is sure says false.
+   */
+  sideEffects?(input: z.output<Schema>): boolean;
   execute(ctx: ToolRuntime, input: z.output<Schema>, signal: AbortSignal): Promise<string>;
 }
 

@@ -55,6 +55,23 @@ export class ToolRegistry implements OnModuleInit {
     return this.tools.get(name);
   }
 
+  /**
+   * Whether a call, as the model wrote it, may change anything (`Tool.sideEffects`). An unknown or
+   * unmarked tool, or arguments its schema does not accept, count as yes.
+   */
+  mayHaveSideEffects(name: string, rawArguments: string): boolean {
+    const tool = this.tools.get(name);
+    if (!tool?.sideEffects) return true;
+    let args: unknown;
+    try {
+      args = rawArguments.trim() ? JSON.parse(rawArguments) : {};
+    } catch {
+      return true;
+    }
+    const parsed = tool.input.safeParse(args);
+    return !parsed.success || tool.sideEffects(parsed.data);
+  }
+
   names(): string[] {
     return [...this.tools.keys()];
   }

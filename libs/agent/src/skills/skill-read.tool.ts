@@ -9,6 +9,7 @@ export class SkillReadTool implements Tool<typeof input> {
   readonly name = 'skill_read';
   readonly description = "Read a skill's instructions (SKILL.md).";
   readonly input = input;
+  readonly sideEffects = () => false;
 
   constructor(private readonly catalog: SkillCatalog) {}
 

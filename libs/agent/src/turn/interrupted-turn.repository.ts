@@ -9,6 +9,8 @@ export interface InterruptedTurnState {
   modelCalls: number;
   /** Paused for a tool approval still pending: the decision resumes it, recovery leaves it alone. */
   paused: boolean;
+  /** The tool calls of its stored assistant rows (a call that may change something is stored before it starts). */
+  toolCalls: { name: string; arguments: string }[];
 }
 
 export interface TurnNotice {
@@ -19,21 +21,28 @@ export interface TurnNotice {
   endpointId?: string;
 }
 
-/** SQL for turns interrupted by a crash whose model request may already have left. */
+/** SQL for turns interrupted by a crash: what they left behind, and closing one with a notice. */
 @Injectable()
 export class InterruptedTurnRepository {
   constructor(private readonly db: DatabaseService) {}
 
   async state(sessionId: string, turnId: string): Promise<InterruptedTurnState> {
-    const { rows } = await this.db.query<{ notice: string | null; model_calls: string; paused: boolean }>(
+    const { rows } = await this.db.query<{
+      notice: string | null;
+      model_calls: string;
+      paused: boolean;
+      tool_calls: { name: string; arguments: string }[];
+    }>(
       `SELECT (SELECT content FROM messages
                 WHERE session_id = $1 AND turn_id = $2 AND role = 'assistant' AND status = 'notice' LIMIT 1) AS notice,
               (SELECT count(*) FROM llm_calls WHERE session_id = $1 AND turn_id = $2 AND status <> 'cached') AS model_calls,
-              EXISTS (SELECT 1 FROM tool_approvals WHERE turn_id = $2 AND status = 'pending') AS paused`,
+              EXISTS (SELECT 1 FROM tool_approvals WHERE turn_id = $2 AND status = 'pending') AS paused,
+              (SELECT coalesce(jsonb_agg(c), '[]'::jsonb) FROM messages m, jsonb_array_elements(m.tool_calls) c
+                WHERE m.session_id = $1 AND m.turn_id = $2 AND m.role = 'assistant' AND m.tool_calls IS NOT NULL) AS tool_calls`,
       [sessionId, turnId],
     );
     const r = rows[0];
-    return { notice: r.notice, modelCalls: Number(r.model_calls), paused: r.paused };
+    return { notice: r.notice, modelCalls: Number(r.model_calls), paused: r.paused, toolCalls: r.tool_calls };
   }
 
   /**

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { configSchema } from '@nestclaw/config';
 import { IntDatabase, openIntDatabase, uniqueId } from '@nestclaw/testing';
+import { ToolRegistry } from '@nestclaw/tool';
 import { SessionRepository } from '../session/session.repository';
 import { TurnRepository } from '../session/turn.repository';
 import { InterruptedTurnRepository } from './interrupted-turn.repository';
@@ -14,7 +16,8 @@ describe('InterruptedTurns (real database)', () => {
     int = await openIntDatabase();
     sessions = new TurnRepository(int.db);
     reads = new SessionRepository(int.db);
-    turns = new InterruptedTurns(new InterruptedTurnRepository(int.db));
+    const config = configSchema.parse({});
+    turns = new InterruptedTurns(new InterruptedTurnRepository(int.db), new ToolRegistry({ get: () => config } as never));
   });
   afterAll(() => int?.close());
 
@@ -66,10 +69,62 @@ describe('InterruptedTurns (real database)', () => {
     expect((await reads.listMessages(sessionId, 0, 10)).map((m) => m.role)).toEqual(['user']);
   });
 
-  it('runs it again under the rerun policy', async () => {
+  it('runs it again under the rerun policy, given explicitly', async () => {
     const { sessionId, linked } = await cutShort('ask again', true);
     expect(await turns.settle(linked, { channel: 'telegram', interruptedTurns: 'rerun' })).toBeUndefined();
     expect((await reads.listMessages(sessionId, 0, 10)).map((m) => m.role)).toEqual(['user']);
+  });
+
+  /** What the tool step stores before a call that may change something starts (or after a read-only step). */
+  async function storeToolCall(sessionId: string, turnId: string, name: string, args: object, result?: string) {
+    const id = `call_${name}`;
+    await sessions.recordProgress({
+      sessionId,
+      turnId,
+      messages: [
+        { role: 'assistant', content: '', toolCalls: [{ id, name, arguments: JSON.stringify(args) }] },
+        ...(result === undefined ? [] : [{ role: 'tool' as const, content: result, toolCallId: id, toolName: name }]),
+      ],
+      calls: [],
+    });
+  }
+
+  it('asks the model again by default for a turn whose request may have left but that ran no tool', async () => {
+    const { sessionId, linked } = await cutShort('no tools here', true);
+    expect(await turns.settle(linked, { channel: 'telegram' })).toBeUndefined();
+    expect(await turns.settle(linked, { channel: 'telegram', interruptedTurns: 'rerun' })).toBeUndefined();
+    expect((await reads.listMessages(sessionId, 0, 10)).map((m) => m.role)).toEqual(['user']);
+  });
+
+  it('asks again after read-only tool calls (file_read, GET), and the re-run keeps one user row', async () => {
+    const { sessionId, turnId, inboundKey, linked } = await cutShort('读一下 notes.md', true);
+    await storeToolCall(sessionId, turnId, 'file_read', { path: 'notes.md' }, 'hello');
+    await storeToolCall(sessionId, turnId, 'http_request', { method: 'GET', url: 'https://example.com' }, 'HTTP 200');
+    await (await sessions.openCall(sessionId, turnId, call)).commit();
+    expect(await turns.settle((await sessions.findByInbound(inboundKey))!, { channel: 'telegram' })).toBeUndefined();
+    // What the re-run does first: the attempt's rows go, its user row stays the turn's only one, its ledger rows stay.
+    await sessions.reopenTurn(linked, 50);
+    const rows = await reads.listMessages(sessionId, 0, 10);
+    expect(rows.map((m) => [m.role, m.status, m.content])).toEqual([['user', 'pending', '读一下 notes.md']]);
+    const { rows: calls } = await int.db.query<{ n: string }>(`SELECT count(*) AS n FROM llm_calls WHERE turn_id = $1`, [turnId]);
+    expect(Number(calls[0].n)).toBe(2);
+  });
+
+  it.each([
+    ['shell', { command: 'echo hi >> log.txt' }],
+    ['file_write', { path: 'a.txt', content: 'x' }],
+    ['http_request', { method: 'POST', url: 'https://example.com/orders', body: '{}' }],
+    ['a_plugin_tool_nobody_marked', {}],
+  ])('answers with the notice under the default policy once a %s call may have started', async (name, args) => {
+    const { sessionId, turnId, linked } = await cutShort(`do ${name}`, true);
+    await storeToolCall(sessionId, turnId, name, args);
+    const settled = await turns.settle(linked, { channel: 'telegram', interruptedTurns: 'rerun' });
+    expect(settled?.reply).toBe(interruptedNotice(`do ${name}`));
+    expect((await reads.listMessages(sessionId, 0, 10)).map((m) => [m.role, m.status])).toEqual([
+      ['user', 'interrupted'],
+      ['assistant', 'ok'],
+      ['assistant', 'notice'],
+    ]);
   });
 
   it('keeps a long message short in the notice, cut between characters, never inside one', () => {

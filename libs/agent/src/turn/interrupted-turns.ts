@@ -1,16 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { ToolRegistry } from '@nestclaw/tool';
 import type { LinkedTurn } from '../session/session.types';
 import type { TurnUsage } from '../agent.events';
 import { InterruptedTurnRepository } from './interrupted-turn.repository';
+import { InterruptedTurnPolicy, recoveryOf } from './interrupted-turn.recovery';
 
-/**
- * What recovery does with a turn whose model request may already have left when the process died:
- * `notify` answers it with a notice (never sent to the model twice, never billed twice), `rerun`
- * asks the model again. A turn cut short before any request started is always run again.
- */
-export type InterruptedTurnPolicy = 'notify' | 'rerun';
-
-/** The answer recorded and delivered in place of one lost to a restart. */
+/** The answer recorded and delivered in place of one lost to a restart after a call that may have changed something. */
 export function interruptedNotice(message: string): string {
   const chars = Array.from(message.replace(/\s+/g, ' ').trim());
   const excerpt = chars.length > 60 ? `${chars.slice(0, 60).join('')}…` : chars.join('');
@@ -26,12 +21,18 @@ export interface NoticeResult {
   replayed: true;
 }
 
-/** Recovery's choice for a linked turn that did not finish: a notice (stored once, replayed after) or undefined to run it again. */
+/**
+ * Recovery's choice for a linked turn that did not finish (`recoveryOf`): a notice (stored once,
+ * replayed after) or undefined to run it again.
+ */
 @Injectable()
 export class InterruptedTurns {
   private readonly logger = new Logger('Agent');
 
-  constructor(private readonly repo: InterruptedTurnRepository) {}
+  constructor(
+    private readonly repo: InterruptedTurnRepository,
+    private readonly tools: ToolRegistry,
+  ) {}
 
   async settle(
     linked: LinkedTurn,
@@ -39,6 +40,8 @@ export class InterruptedTurns {
   ): Promise<NoticeResult | undefined> {
     const { sessionId, turnId } = linked;
     const state = await this.repo.state(sessionId, turnId);
+    const sideEffects = state.toolCalls.some((c) => this.tools.mayHaveSideEffects(c.name, c.arguments));
+    const recovery = recoveryOf({ ...state, sideEffects }, input.interruptedTurns ?? 'rerun');
     const result = (reply: string): NoticeResult => ({
       sessionId,
       turnId,
@@ -47,11 +50,12 @@ export class InterruptedTurns {
       interrupted: false,
       replayed: true,
     });
-    if (state.notice !== null) return result(state.notice);
-    if (state.paused || state.modelCalls === 0 || (input.interruptedTurns ?? 'rerun') !== 'notify') return undefined;
+    if (recovery === 'replay') return result(state.notice!);
+    if (recovery === 'rerun') return undefined;
     const notice = interruptedNotice(linked.content);
     await this.repo.closeWithNotice({ sessionId, turnId, notice, channel: input.channel, endpointId: input.endpointId });
-    this.logger.warn(`turn ${turnId} was cut short by a restart after its model request may have left; answered with a notice`);
+    const why = sideEffects ? 'a tool call that may have changed something had started' : 'its model request may have left';
+    this.logger.warn(`turn ${turnId} was cut short by a restart after ${why}; answered with a notice`);
     return result(notice);
   }
 }

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { NestclawError } from '@nestclaw/common';
 import type { AgentConfig } from '@nestclaw/config';
 import type { ChatMessage, LlmCallRecord, ToolCall } from '@nestclaw/provider';
-import { Approval, ApprovalService, PreparedCall, ToolContext, ToolInvoker, ToolResult } from '@nestclaw/tool';
+import { Approval, ApprovalService, PreparedCall, ToolContext, ToolInvoker, ToolRegistry, ToolResult } from '@nestclaw/tool';
 import type { AgentEvent } from '../agent.events';
 import { TurnRepository } from '../session/turn.repository';
 import type { NewMessage } from '../session/session.types';
@@ -45,7 +45,9 @@ export interface StepOutput {
 /**
  * Runs one model response's tool calls in order. A call that needs approval first stores the
  * turn's progress (so it can resume from the database after a restart), creates the approval,
- * tells the client, and waits.
+ * tells the client, and waits. A call that may change something (`Tool.sideEffects`) is stored
+ * before it starts, so crash recovery sees it and never runs the turn again (InterruptedTurns);
+ * read-only steps are stored after they finish, with no round trip of their own.
  */
 @Injectable()
 export class ToolStepRunner {
@@ -53,6 +55,7 @@ export class ToolStepRunner {
     private readonly invoker: ToolInvoker,
     private readonly approvals: ApprovalService,
     private readonly sessions: TurnRepository,
+    private readonly tools: ToolRegistry,
   ) {}
 
   async run(turn: StepTurn, step: StepInput, signal: AbortSignal | undefined, emit: (e: AgentEvent) => void): Promise<StepOutput> {
@@ -66,6 +69,14 @@ export class ToolStepRunner {
     const prompt: ChatMessage[] = [{ role: 'assistant', content: step.content, toolCalls: step.calls }];
     let unsaved: NewMessage[] = step.stored ? [] : [{ role: 'assistant', content: step.content, toolCalls: step.calls }];
     let llmCalls = step.llmCalls;
+    /** The assistant row that asked for these calls is stored (resumed, or stored before an earlier call). */
+    let onRecord = !!step.stored;
+    const store = async () => {
+      await this.sessions.recordProgress({ sessionId: turn.sessionId, turnId: turn.turnId, messages: unsaved, calls: llmCalls });
+      unsaved = [];
+      llmCalls = [];
+      onRecord = true;
+    };
     const sig = signal ?? new AbortController().signal;
     for (const call of step.calls) {
       const done = step.stored?.results.get(call.id);
@@ -86,11 +97,11 @@ export class ToolStepRunner {
       } else {
         const prep = await this.invoker.prepare(call.name, call.arguments, ctx, turn.agent);
         if (prep.kind === 'result') result = prep.result;
-        else if (!prep.call.needsApproval) result = await this.invoker.run(prep.call, ctx, turn.agent, sig);
-        else {
-          await this.sessions.recordProgress({ sessionId: turn.sessionId, turnId: turn.turnId, messages: unsaved, calls: llmCalls });
-          unsaved = [];
-          llmCalls = [];
+        else if (!prep.call.needsApproval) {
+          if (!onRecord && this.tools.mayHaveSideEffects(call.name, call.arguments)) await store();
+          result = await this.invoker.run(prep.call, ctx, turn.agent, sig);
+        } else {
+          await store();
           const approval = await this.approvals.request({
             sessionId: turn.sessionId,
             turnId: turn.turnId,

@@ -15,10 +15,10 @@ export type TurnOutcome = { kind: 'reply'; text: string; status: 'answered' | 'f
 
 /**
  * The agent's turn for one stored message, with typing and a live preview. The turn is keyed by the
- * inbound message, so a message retried after a crash gets its stored answer back; one whose model
- * request may already have left is answered with a notice (`channels.recovery.interrupted_turns`),
- * and one cut short before that is answered again in place of the unfinished attempt: never a
- * second turn in the transcript.
+ * inbound message, so a message retried after a crash gets its stored answer back; one cut short is
+ * answered again in place of the unfinished attempt (never a second turn in the transcript), unless
+ * a tool call that may have changed something had started: that one is answered with a notice
+ * (`channels.recovery.interrupted_turns`, agent InterruptedTurns).
  */
 @Injectable()
 export class ChannelTurnRunner {

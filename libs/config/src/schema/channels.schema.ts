@@ -32,7 +32,10 @@ export const channelsSchema = z
     command_prefix: z.string().min(1).max(3).default('/'),
     telegram: channelSchema.prefault({}),
     discord: channelSchema.prefault({}),
-    /** A message whose model request may have left before a crash: `notify` answers with a notice, `rerun` asks again. */
-    recovery: z.strictObject({ interrupted_turns: z.enum(['notify', 'rerun']).default('notify') }).prefault({}),
+    /**
+     * A message whose model request may have left before a crash: `rerun` asks again unless a tool call
+     * that may change something had started (then a notice), `notify` always answers with a notice.
+     */
+    recovery: z.strictObject({ interrupted_turns: z.enum(['notify', 'rerun']).default('rerun') }).prefault({}),
   })
   .prefault({});

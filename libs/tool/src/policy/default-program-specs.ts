@@ -110,7 +110,8 @@ const sort: ProgramSpec = {
     o('s', 'stable'),
     o('S', 'buffer-size', text),
     o('t', 'field-separator', text),
-    o('T', 'temporary-directory', { refuse: 'writes temporary files to a directory of its choosing' }),
+    // Its temporary files go where it is told: a directory inside the workspace is as good as the workspace.
+    o('T', 'temporary-directory', path),
     o(undefined, 'parallel', text),
     o('u', 'unique'),
     o('z', 'zero-terminated'),

@@ -53,6 +53,27 @@ describe('exec policy verdicts', () => {
     });
   });
 
+  it('accepts a single command followed by a trailing newline, the way a shell reads it', async () => {
+    expect(await evaluateCommand('ls\n', { security: 'allowlist', allow: ['ls'] }, ws)).toEqual({
+      allowed: true,
+      programs: ['ls'],
+      unspecified: ['ls'],
+    });
+    expect(await evaluateCommand('wc -l notes.txt\n', allowlist, ws)).toEqual({ allowed: true, programs: ['wc'], unspecified: [] });
+    expect(await evaluateCommand('ls\nrm -rf .\n', { security: 'allowlist', allow: ['ls', 'rm'] }, ws)).toEqual({
+      allowed: false,
+      reason: 'a newline separates several commands',
+    });
+  });
+
+  it('lets sort keep its temporary files in a directory inside the workspace, and only there', async () => {
+    expect(await evaluateCommand('sort -T . data.csv', allowlist, ws)).toEqual({ allowed: true, programs: ['sort'], unspecified: [] });
+    expect(await evaluateCommand('sort -T /tmp data.csv', allowlist, ws)).toEqual({
+      allowed: false,
+      reason: 'argument path "/tmp" is outside the workspace',
+    });
+  });
+
   it('checks the command as given: nothing is trimmed away before the check', async () => {
     const v = await evaluateCommand('wc -l\u2029', allowlist);
     expect(v.allowed).toBe(false);

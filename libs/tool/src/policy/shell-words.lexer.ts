@@ -23,6 +23,8 @@ export function lexPipeline(src: string): LexResult {
       endWord();
       continue;
     }
+    // A newline that only ends the command (blanks and newlines after it) is what a shell reads as one command.
+    if (c === '\n' && /^[\n \t]*$/.test(src.slice(i + 1))) break;
     if (c === '\n' || c === '\r') return refuse('a newline separates several commands');
     if (c === '|') {
       if (next === '|') return refuse("'||' chains commands");

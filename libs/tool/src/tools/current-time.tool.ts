@@ -10,6 +10,7 @@ export class CurrentTimeTool implements Tool<typeof input> {
   readonly name = 'current_time';
   readonly description = 'Current date and time.';
   readonly input = input;
+  readonly sideEffects = () => false;
 
   async execute(_ctx: unknown, { timezone }: z.output<typeof input>): Promise<string> {
     const tz = timezone || 'UTC';

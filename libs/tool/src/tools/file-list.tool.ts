@@ -10,6 +10,7 @@ export class FileListTool implements Tool<typeof input> {
   readonly name = 'file_list';
   readonly description = 'List a workspace directory.';
   readonly input = input;
+  readonly sideEffects = () => false;
   readonly needsSandbox = true;
 
   constructor(private readonly config: () => ToolsConfig) {}

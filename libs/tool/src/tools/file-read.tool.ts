@@ -16,6 +16,7 @@ export class FileReadTool implements Tool<typeof input> {
   readonly name = 'file_read';
   readonly description = 'Read a text file from the workspace.';
   readonly input = input;
+  readonly sideEffects = () => false;
   readonly needsSandbox = true;
 
   constructor(private readonly config: () => ToolsConfig) {}

@@ -16,6 +16,7 @@ export class FileWriteTool implements Tool<typeof input> {
   readonly name = 'file_write';
   readonly description = 'Write (or append to) a file in the workspace.';
   readonly input = input;
+  readonly sideEffects = () => true;
   readonly needsSandbox = true;
 
   constructor(private readonly config: () => ToolsConfig) {}

@@ -18,6 +18,8 @@ export class HttpRequestTool implements Tool<typeof input> {
   readonly name = 'http_request';
   readonly description = 'Make an HTTP request to a public URL.';
   readonly input = input;
+  /** GET and HEAD only read (RFC 9110 safe methods); anything else may change the remote side. */
+  readonly sideEffects = (i: z.output<typeof input>): boolean => i.method !== 'GET' && i.method !== 'HEAD';
 
   constructor(
     private readonly config: () => ToolsConfig,

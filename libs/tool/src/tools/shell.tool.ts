@@ -21,6 +21,7 @@ export class ShellTool implements Tool<typeof input> {
   readonly name = 'shell';
   readonly description = 'Run a shell command in the sandboxed workspace.';
   readonly input = input;
+  readonly sideEffects = () => true;
   readonly needsSandbox = true;
   readonly runsCommands = true;
 

@@ -13,6 +13,7 @@ export class WebSearchTool implements Tool<typeof input> {
   readonly name = 'web_search';
   readonly description = 'Search the web.';
   readonly input = input;
+  readonly sideEffects = () => false;
 
   constructor(private readonly config: () => ToolsConfig) {}
 
