@@ -37,6 +37,8 @@ const recallInput = z.object({
 
 export class MemoryRecallTool implements Tool<typeof recallInput> {
   readonly name = 'memory_recall';
+  /** Only reads: a turn cut short after a recall is asked again after a crash (no notice). */
+  readonly sideEffects = () => false;
   readonly description = 'Search long-term memory about the user (facts, files, earlier conversations).';
   readonly input = recallInput;
 
