@@ -11,6 +11,11 @@ export interface GatewayProcess {
   output(): string;
   /** SIGKILL, like a crash or the OOM killer: no shutdown hooks run. */
   kill9(): Promise<void>;
+  /**
+   * SIGKILL to the whole process group at once (gateway, embedded PostgreSQL and its backends), as
+   * `docker kill`, a cgroup OOM kill or a power cut does. Needs `{ ownProcessGroup: true }`.
+   */
+  killGroup9(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -22,7 +27,11 @@ const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => spawnSync(p, ['
  * a test's start is a reopen, not initdb (embedded-database.e2e-spec.ts tests the first start). The
  * deadline (50 s) ends before jest's default 60 s hook timeout, so a late gateway is killed, not left behind.
  */
-export async function spawnGateway(env: NodeJS.ProcessEnv, timeoutMs = 50_000): Promise<GatewayProcess> {
+export async function spawnGateway(
+  env: NodeJS.ProcessEnv,
+  timeoutMs = 50_000,
+  options: { ownProcessGroup?: boolean } = {},
+): Promise<GatewayProcess> {
   const main = join(packageRoot(), 'dist', 'apps', 'gateway', 'main.js');
   if (!existsSync(main)) throw new Error(`${main} is missing: run \`npm run build\` first (npm test does it)`);
   if (env.NESTCLAW_HOME && !env.DATABASE_URL) seedEmbeddedHome(env.NESTCLAW_HOME);
@@ -32,6 +41,8 @@ export async function spawnGateway(env: NodeJS.ProcessEnv, timeoutMs = 50_000): 
   const child = spawn(command, args, {
     env: { ...env, NESTCLAW_READY_LINE: '1', NESTCLAW_LOG__LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // A group of its own (the gateway leads it; the embedded server it starts joins it), so a test can kill all of it.
+    detached: options.ownProcessGroup ?? false,
   });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
@@ -62,6 +73,11 @@ export async function spawnGateway(env: NodeJS.ProcessEnv, timeoutMs = 50_000): 
     output: () => out,
     kill9: async () => {
       child.kill('SIGKILL');
+      await exited;
+    },
+    killGroup9: async () => {
+      if (!options.ownProcessGroup) throw new Error('killGroup9 needs spawnGateway(…, { ownProcessGroup: true })');
+      process.kill(-child.pid!, 'SIGKILL');
       await exited;
     },
     stop: async () => {
