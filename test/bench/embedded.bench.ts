@@ -40,6 +40,7 @@ const { values: argv } = parseArgs({
      * postgres://postgres@127.0.0.1:5432/postgres), the reference (its RSS is the gateway's alone).
      */
     engines: { type: 'string', default: 'auto,pglite,server' },
+    // An engine may end in `:on` or `:off` to force `database.synchronous_commit` (e.g. `auto:on,auto:off`, docs/adr/0001).
   },
   strict: false,
 });
@@ -176,6 +177,8 @@ interface Row {
   second: number;
   idle: TreeMemory;
   afterTurns: TreeMemory;
+  /** Wall time of the sequential chat turns, per turn. */
+  turnMs: number;
 }
 
 const mb = (x: number | undefined) => (x === undefined ? 'n/a (needs root)' : `${x} MB`);
@@ -215,6 +218,7 @@ async function main(): Promise<void> {
       gateway: med((r) => r.afterTurns.rootRssMb),
       database: med((r) => r.afterTurns.childrenDistinctMb),
       databaseRss: med((r) => r.afterTurns.childrenRssMb),
+      turnMs: median(rows.map((r) => r.turnMs)),
     };
   };
   const server = results.has('server') ? summary(results.get('server')!) : undefined;
@@ -236,6 +240,7 @@ async function main(): Promise<void> {
         `  total memory after ${TURNS} turns        ${mb(m.total)}${ratio(m.total, vs?.total)}${engine === 'server' ? '' : `   target ≤ ${TARGETS.totalRssMb} MB${verdict(m.total === undefined ? undefined : m.total <= TARGETS.totalRssMb)}`}`,
         `    of which the gateway process (RSS) ${mb(m.gateway)}, the embedded database ${mb(m.database)} distinct (${mb(m.databaseRss)} summed RSS)`,
         `  summed RSS after ${TURNS} turns          ${mb(m.rss)}${ratio(m.rss, vs?.rss)}   (shared pages counted once per process: an upper bound)`,
+        `  one sequential chat turn             ${m.turnMs.toFixed(2)} ms${ratio(m.turnMs, vs?.turnMs)}`,
         `  summed PSS after ${TURNS} turns          ${mb(m.pss)}   (shared pages split with processes outside the tree too)`,
         '',
       ].join('\n'),
@@ -243,7 +248,8 @@ async function main(): Promise<void> {
   }
 }
 
-async function measure(engine: string, run: number, llmUrl: string, rows: Row[]): Promise<void> {
+async function measure(spec: string, run: number, llmUrl: string, rows: Row[]): Promise<void> {
+  const [engine, synchronousCommit] = spec.split(':');
   const home = mkdtempSync(join(tmpdir(), 'nestclaw-bench-embedded-'));
   // NESTCLAW_BENCH_CONFIG: extra YAML lines, to see what a setting costs (e.g. `memory: { enabled: false }`).
   writeFileSync(join(home, 'config.yaml'), `log: { level: warn }\n${process.env.NESTCLAW_BENCH_CONFIG ?? ''}\n`);
@@ -255,6 +261,7 @@ async function measure(engine: string, run: number, llmUrl: string, rows: Row[])
     NESTCLAW_READY_LINE: '1',
     OPENAI_BASE_URL: llmUrl,
     ...(engine === 'server' ? { DATABASE_URL: await freshServerDatabase() } : { NESTCLAW_DATABASE__EMBEDDED_ENGINE: engine }),
+    ...(synchronousCommit ? { NESTCLAW_DATABASE__SYNCHRONOUS_COMMIT: synchronousCommit } : {}),
     OPENAI_API_KEY: 'sk-bench',
     NESTCLAW_MODEL: 'bench-model',
   };
@@ -264,16 +271,18 @@ async function measure(engine: string, run: number, llmUrl: string, rows: Row[])
     const second = await startGateway(env);
     await sleep(1000);
     const idle = treeMemory(second.child.pid!);
+    const t0 = performance.now();
     const retried = await chatTurns(second.url, TURNS).catch((e: Error) => {
       throw new Error(`${e.message}\ngateway output:\n${second.output().slice(-4000)}`);
     });
+    const turnMs = (performance.now() - t0) / TURNS;
     await sleep(500);
     const afterTurns = treeMemory(second.child.pid!);
     await stop(second.child);
-    rows.push({ first: first.ms, second: second.ms, idle, afterTurns });
+    rows.push({ first: first.ms, second: second.ms, idle, afterTurns, turnMs });
     process.stdout.write(
-      `${engine} run ${run + 1} (load ${loadavg()[0].toFixed(1)}): first start ${first.ms.toFixed(0)} ms, second ${second.ms.toFixed(0)} ms, ` +
-        `memory idle ${mb(idle.distinctMb)}, after ${TURNS} turns ${mb(afterTurns.distinctMb)} distinct / ${afterTurns.rssMb} MB summed RSS ` +
+      `${spec} run ${run + 1} (load ${loadavg()[0].toFixed(1)}): first start ${first.ms.toFixed(0)} ms, second ${second.ms.toFixed(0)} ms, ` +
+        `${turnMs.toFixed(2)} ms per turn, memory idle ${mb(idle.distinctMb)}, after ${TURNS} turns ${mb(afterTurns.distinctMb)} distinct / ${afterTurns.rssMb} MB summed RSS ` +
         `(${afterTurns.perProcessRssMb.join(' + ')}) / ${afterTurns.pssMb} MB PSS` +
         (retried ? `; ${retried} turn(s) got 503 database_unavailable and were retried` : '') +
         '\n',

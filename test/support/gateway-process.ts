@@ -1,5 +1,5 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '@nestclaw/common';
 import { seedEmbeddedHome } from './test-database';
@@ -13,6 +13,12 @@ export interface GatewayProcess {
   kill9(): Promise<void>;
   /** SIGINT (to its process group with ownProcessGroup, like Ctrl-C in a terminal); resolves with the exit code. */
   interrupt(): Promise<number | null>;
+  /**
+   * SIGKILL to everything the gateway runs at once (its process group, and the embedded PostgreSQL's own
+   * group with its backends), as `docker kill`, a cgroup OOM kill or a power cut does: the database gets
+   * no signal to shut down cleanly. Needs `{ ownProcessGroup: true }`.
+   */
+  killGroup9(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -87,6 +93,24 @@ export async function spawnGateway(env: NodeJS.ProcessEnv, timeoutMs = 50_000, o
     interrupt: () => {
       process.kill(options.ownProcessGroup ? -child.pid! : child.pid!, 'SIGINT');
       return closed;
+    },
+    killGroup9: async () => {
+      if (!options.ownProcessGroup) throw new Error('killGroup9 needs spawnGateway(…, { ownProcessGroup: true })');
+      // The embedded server leads a group of its own (a terminal's Ctrl-C must not reach it): kill it first,
+      // so the gateway's death cannot give it the signal that makes it shut down cleanly.
+      const postmaster = env.NESTCLAW_HOME ? join(env.NESTCLAW_HOME, 'postgres', 'postmaster.pid') : '';
+      const pid = postmaster && existsSync(postmaster) ? Number(readFileSync(postmaster, 'utf8').split('\n')[0]) : 0;
+      if (pid > 0) {
+        for (const target of [-pid, pid]) {
+          try {
+            process.kill(target, 'SIGKILL');
+          } catch {
+            // not a group leader, or already gone
+          }
+        }
+      }
+      process.kill(-child.pid!, 'SIGKILL');
+      await exited;
     },
     stop: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;

@@ -13,6 +13,16 @@ import { GuardedPool } from './guarded.pool';
 import { Reachability } from './reachability';
 import { TimeoutAwareClient, TimeoutAwareClientConfig } from './timeout-aware.client';
 
+/**
+ * `auto`: durable commits when the database dies with the gateway (embedded: a kill of the process
+ * group, an OOM kill or a power cut takes both), asynchronous when it is a server that outlives the
+ * gateway. A connection setting, so it costs no statement (docs/adr/0001, addendum 5).
+ */
+export function synchronousCommit(setting: 'auto' | 'on' | 'off', embedded: EmbeddedPostgres | undefined): 'on' | 'off' {
+  if (setting !== 'auto') return setting;
+  return embedded ? 'on' : 'off';
+}
+
 export function migrationsDir(): string {
   return join(packageRoot(), 'prisma', 'migrations');
 }
@@ -108,7 +118,9 @@ export class DatabaseService implements OnApplicationShutdown {
       idleTimeoutMillis: 30_000,
       Client: TimeoutAwareClient,
       // Real PostgreSQL only: PGlite's socket server does not take startup options.
-      ...(sharedSession ? {} : { options: `-c synchronous_commit=${database.synchronous_commit} -c statement_timeout=${bound}` }),
+      ...(sharedSession
+        ? {}
+        : { options: `-c synchronous_commit=${synchronousCommit(database.synchronous_commit, embedded)} -c statement_timeout=${bound}` }),
       reachability,
     };
     const pool = new GuardedPool(poolConfig, reachability);

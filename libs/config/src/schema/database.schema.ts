@@ -7,12 +7,13 @@ export const databaseSchema = z
     url: secret(z.string().min(1)).optional(),
     pool_size: z.number().int().min(1).max(100).default(10),
     /**
-     * PostgreSQL `synchronous_commit` for nestclaw's connections. "off" (default) makes a commit
-     * return before the WAL reaches disk: a gateway crash loses nothing, a crash of the database
-     * server or the machine may lose the last fraction of a second of chat. "on" waits for the
-     * disk on every write (about 3 ms per commit on the reference machine).
+     * PostgreSQL `synchronous_commit` for nestclaw's connections. "on" waits for the WAL to reach
+     * disk before a commit returns, so every reply a client saw survives any crash. "off" returns
+     * before that: safe while the database server outlives the gateway, but a crash of the server
+     * or the machine may lose the last fraction of a second. "auto" (default) is "on" for the
+     * embedded database (it dies with the gateway) and "off" for a DATABASE_URL server (docs/adr/0001).
      */
-    synchronous_commit: z.enum(['on', 'off']).default('off'),
+    synchronous_commit: z.enum(['auto', 'on', 'off']).default('auto'),
     /**
      * Longest wait for any one database operation (getting a connection, or one query): past it
      * the request fails with 503 database_unavailable instead of hanging through a network

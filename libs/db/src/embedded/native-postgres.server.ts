@@ -11,7 +11,8 @@ import type { RunningServer } from './embedded-server';
  * Settings for a small, single-user server: ~21 MB of distinct memory for the server and three
  * backends (70 MB summed RSS, which counts the shared binary and buffers once per process;
  * docs/adr/0006-embedded-postgres.md). Durability stays as PostgreSQL's (fsync on);
- * `synchronous_commit` comes from config through the connection, as on any server.
+ * `synchronous_commit` comes from config through the connection (`auto` is on here: the server dies
+ * with the gateway when its process group is killed; docs/adr/0001).
  */
 const SERVER_SETTINGS: Record<string, string> = {
   listen_addresses: '127.0.0.1',

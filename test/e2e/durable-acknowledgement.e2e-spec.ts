@@ -1,0 +1,112 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { FakeOpenAiServer } from '../fixtures/fake-openai.server';
+import { eventually } from '../support/eventually';
+import { GatewayProcess, spawnGateway } from '../support/gateway-process';
+import { TEST_TOKEN } from '../support/gateway-harness';
+
+type Msg = { seq: number; role: string; content: string; status: string };
+
+const TURNS = 5;
+// A first start on an empty home runs initdb (seconds idle, far more on a loaded CI machine).
+const BOOT_MS = 170_000;
+
+/**
+ * Issue 23 item 5: a reply the client received survives the embedded database dying with the
+ * gateway. The whole process group (gateway, embedded PostgreSQL and its backends) gets SIGKILL at
+ * once, as `docker kill`, a cgroup OOM kill or a power cut does; no fast shutdown flushes the WAL.
+ * With asynchronous commit the last turns' WAL is still in PostgreSQL's buffers at that moment.
+ */
+describe('acknowledged replies survive a kill of the whole process group (embedded database)', () => {
+  let llm: FakeOpenAiServer;
+  let home: string;
+  let env: NodeJS.ProcessEnv;
+  let gw: GatewayProcess | undefined;
+
+  const api = (path: string, json?: unknown) =>
+    fetch(`${gw!.url}${path}`, {
+      method: json ? 'POST' : 'GET',
+      headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json' },
+      body: json ? JSON.stringify(json) : undefined,
+    });
+  // A session the database lost altogether answers 404: nothing of it survived.
+  const transcript = async (sessionId: string): Promise<Msg[]> => {
+    const res = await api(`/v1/sessions/${sessionId}/messages`);
+    return res.status === 404 ? [] : ((await res.json()) as { messages: Msg[] }).messages;
+  };
+
+  beforeAll(async () => {
+    llm = new FakeOpenAiServer();
+    await llm.start();
+    home = mkdtempSync(join(tmpdir(), 'nestclaw-durable-'));
+    writeFileSync(
+      join(home, 'config.yaml'),
+      // The default (`synchronous_commit: auto`), no DATABASE_URL: the embedded database.
+      stringify({ models: { fake: { provider: 'openai-compatible', base_url: llm.url, api_key: 'k', model: 'fake-model' } } }),
+    );
+    env = { PATH: process.env.PATH, NESTCLAW_HOME: home, NESTCLAW_TOKEN: TEST_TOKEN };
+  });
+
+  afterAll(async () => {
+    await gw?.stop();
+    await llm.stop();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('keeps every acknowledged reply, and a turn in flight is never a reply the client saw that was lost', async () => {
+    gw = await spawnGateway(env, BOOT_MS, { ownProcessGroup: true });
+
+    // N turns, each acknowledged to the client (200 with its reply), in one session and in sessions of their own.
+    const acknowledged: { sessionId: string; message: string; reply: string }[] = [];
+    let sessionId: string | undefined;
+    for (let i = 0; i < TURNS; i++) {
+      const message = `回合 ${i}`;
+      const res = await api('/v1/chat', { message, ...(sessionId ? { sessionId } : {}) });
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { sessionId: string; reply: string };
+      sessionId = body.sessionId;
+      acknowledged.push({ sessionId, message, reply: body.reply });
+    }
+    const concurrent = await Promise.all(
+      Array.from({ length: TURNS }, async (_, i) => {
+        const message = `parallel ${i}`;
+        const res = await api('/v1/chat', { message });
+        expect(res.status).toBe(200);
+        const body = (await res.json()) as { sessionId: string; reply: string };
+        return { sessionId: body.sessionId, message, reply: body.reply };
+      }),
+    );
+    acknowledged.push(...concurrent);
+
+    // One more turn, in flight: the model has it and has not answered when everything dies.
+    const asked = llm.requests.length;
+    llm.enqueue({ kind: 'hang' });
+    const inFlight = api('/v1/chat', { message: 'in flight', sessionId }).then(
+      async (res) => ((await res.json()) as { reply?: string }).reply,
+      () => undefined,
+    );
+    await eventually('the model to receive the turn in flight', () => llm.requests.length > asked);
+    await gw.killGroup9();
+    const seenInFlight = await inFlight;
+
+    gw = await spawnGateway(env, BOOT_MS, { ownProcessGroup: true });
+    const lost: string[] = [];
+    for (const turn of acknowledged) {
+      const messages = await transcript(turn.sessionId);
+      const asked = messages.findIndex((m) => m.role === 'user' && m.content === turn.message);
+      const answered = messages.slice(asked + 1).find((m) => m.role === 'assistant');
+      if (asked < 0 || answered?.content !== turn.reply) lost.push(`${turn.message} → ${turn.reply}`);
+    }
+    expect(lost).toEqual([]);
+
+    // The turn in flight: absent and unanswered, or present (interrupted) — a reply the client saw is never lost.
+    const last = await transcript(sessionId!);
+    const at = last.findIndex((m) => m.role === 'user' && m.content === 'in flight');
+    const reply = at < 0 ? undefined : last.slice(at + 1).find((m) => m.role === 'assistant');
+    if (seenInFlight !== undefined) expect(reply?.content).toBe(seenInFlight);
+    else expect(reply).toBeUndefined();
+    if (at >= 0 && !reply) expect(last[at].status).toBe('interrupted');
+  }, 400_000);
+});
