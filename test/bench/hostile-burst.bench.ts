@@ -3,10 +3,11 @@
  * of hostile input leave the gateway bigger? Starts the built gateway with npm start's runtime
  * settings (bin/runtime-settings.js) on a fresh database of the PostgreSQL server at 127.0.0.1:5432,
  * measures its RSS idle, sends N (default 2,000) malformed requests with 1–8 MB bodies over 8
- * connections to loopback, idles 10 s and measures again. Issue 23's goal: within 15 % of idle.
+ * connections to loopback, then as many WebSocket upgrades followed by a malformed frame, idles 10 s and measures again. Issue 23's goal: within 15 % of idle.
  * A benchmark, not a test: figures depend on the machine's load, printed with them.
  */
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { loadavg } from 'node:os';
 import {
   createDatabase,
@@ -48,6 +49,26 @@ function hostilePost(base: URL, size: number): Promise<number> {
   });
 }
 
+/** A WebSocket upgrade to /ws followed at once by a frame with a reserved opcode and a 1 TB length; resolves when the server closes. */
+function badWebSocketFrame(base: URL): Promise<void> {
+  return new Promise((resolve) => {
+    const socket = connect(Number(base.port), base.hostname);
+    const frame = Buffer.concat([Buffer.from([0x8f, 0xff, 0, 0, 1, 0, 0, 0, 0, 0, 1, 2, 3, 4]), Buffer.alloc(64 * 1024, 7)]);
+    socket.on('connect', () => {
+      socket.write(
+        'GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' +
+          'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n',
+      );
+      socket.write(frame);
+    });
+    socket.on('data', () => undefined);
+    socket.on('error', () => undefined);
+    socket.on('close', () => resolve());
+    // A server that never closes still ends the bench.
+    socket.setTimeout(10_000, () => socket.destroy());
+  });
+}
+
 async function main(): Promise<void> {
   const databaseUrl = await createDatabase('postgres://postgres@127.0.0.1:5432/postgres');
   const env = {
@@ -72,11 +93,19 @@ async function main(): Promise<void> {
       }
     };
     await Promise.all(Array.from({ length: 8 }, worker));
+    let frames = 0;
+    const wsWorker = async () => {
+      while (frames < REQUESTS) {
+        frames++;
+        await badWebSocketFrame(gw.url);
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, wsWorker));
     const burst = memoryOf(gw.pid);
     await sleep(10_000);
     const after = memoryOf(gw.pid);
     const growth = ((after.rssMb - idle.rssMb) / idle.rssMb) * 100;
-    console.log(`requests ${REQUESTS}, statuses ${JSON.stringify(Object.fromEntries(statuses))}`);
+    console.log(`requests ${REQUESTS} and as many bad WebSocket frames; HTTP statuses ${JSON.stringify(Object.fromEntries(statuses))}`);
     console.log(
       `RSS idle ${idle.rssMb} MB (load ${load0}), right after ${burst.rssMb} MB, after 10 s idle ${after.rssMb} MB (+${growth.toFixed(0)} %, load ${loadavg()[0].toFixed(1)}), peak ${after.hwmMb} MB`,
     );
