@@ -24,4 +24,26 @@ if (!existsSync(entry)) {
   process.stderr.write('nestclaw is not built yet: run `npm run build`\n');
   process.exit(1);
 }
+if (app === 'gateway') {
+  const missing = require('./runtime-settings').missingSettings(process.env);
+  // The allocator reads its variables when the process starts: run node once more with them.
+  if (missing) return void rerunWith(missing);
+}
 require(entry);
+
+/** Runs this launcher again with the settings in force, as the gateway's parent: signals passed on, its exit code kept. */
+function rerunWith(settings) {
+  const { spawn } = require('node:child_process');
+  const child = spawn(process.execPath, [...process.execArgv, __filename, ...args], {
+    env: { ...process.env, ...settings },
+    stdio: 'inherit',
+  });
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+    // Ctrl-C in a terminal reaches the whole process group, the gateway included: pass on only the
+    // signals sent to this process alone, so the gateway does not see a second one.
+    process.on(signal, () => {
+      if (signal !== 'SIGINT' || !process.stdin.isTTY) child.kill(signal);
+    });
+  }
+  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 128 + (require('node:os').constants.signals[signal] ?? 0) : 1)));
+}

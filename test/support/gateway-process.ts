@@ -33,6 +33,11 @@ export interface SpawnOptions {
    * a gateway in the test runner's group still dies with it.
    */
   ownProcessGroup?: boolean;
+  /**
+   * Start it as a user does, through the `nestclaw start` launcher (bin/nestclaw.js), which may run
+   * node once more with the runtime settings. Stop it with stop(): kill9() would reach only the launcher.
+   */
+  viaLauncher?: boolean;
 }
 
 const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => spawnSync(p, ['--version'], { stdio: 'ignore' }).status === 0);
@@ -50,7 +55,8 @@ export async function spawnGateway(env: NodeJS.ProcessEnv, timeoutMs = 50_000, o
   // setpriv (which execs, so the pid stays the gateway's) kills the gateway if this jest worker dies
   // first: a worker force-exited after a hook timeout used to leave gateways and their databases running.
   const port = String(options.port ?? 0);
-  const [command, ...args] = [...(SETPRIV ? [SETPRIV, '--pdeathsig', 'KILL', '--'] : []), process.execPath, main, '--port', port];
+  const entry = options.viaLauncher ? [join(packageRoot(), 'bin', 'nestclaw.js'), 'start'] : [main];
+  const [command, ...args] = [...(SETPRIV ? [SETPRIV, '--pdeathsig', 'KILL', '--'] : []), process.execPath, ...entry, '--port', port];
   const child = spawn(command, args, {
     env: { ...env, NESTCLAW_READY_LINE: '1', NESTCLAW_LOG__LEVEL: options.logLevel ?? 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],

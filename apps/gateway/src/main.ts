@@ -1,6 +1,7 @@
 import './tracing';
 import { Logger } from '@nestjs/common';
 import { parseArgs } from 'node:util';
+import { getHeapStatistics } from 'node:v8';
 import { isNestclawError } from '@nestclaw/common';
 import { RunningGateway, startGateway } from './bootstrap';
 import { gatherStartupFacts, startupSummaryLines } from './startup-summary';
@@ -46,7 +47,15 @@ async function main(): Promise<void> {
   for (const line of startupSummaryLines(await gatherStartupFacts(gw.app, gw.url))) logger.log(line);
   logger.log(`nestclaw ready on ${gw.url} in ${Math.round(performance.now() - started)} ms`);
   // Machine-readable readiness line for scripts and tests.
-  if (process.env.NESTCLAW_READY_LINE) process.stdout.write(`NESTCLAW_READY ${gw.url}\n`);
+  if (process.env.NESTCLAW_READY_LINE) {
+    // What the launcher put in force (bin/runtime-settings.js), for scripts and tests to check.
+    const runtime = {
+      heapLimitMb: Math.round(getHeapStatistics().heap_size_limit / 2 ** 20),
+      mallocArenaMax: process.env.MALLOC_ARENA_MAX ?? null,
+    };
+    process.stdout.write(`NESTCLAW_RUNTIME ${JSON.stringify(runtime)}\n`);
+    process.stdout.write(`NESTCLAW_READY ${gw.url}\n`);
+  }
 }
 
 main().catch((e: unknown) => {
