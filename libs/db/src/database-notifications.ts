@@ -25,9 +25,9 @@ export type WakeHandler = () => void;
  * listener loses its server it reconnects with backoff and wakes every loop once, since a
  * notification sent meanwhile was lost. Loops keep a slow safety poll of their own.
  *
- * PGlite (the embedded default) shares one session among all sockets, so a dedicated listening
- * session does not exist there: only in-process signals (enough, as one gateway owns that database)
- * plus the loops' safety polls.
+ * The embedded default (real PostgreSQL binaries) listens like a server. PGlite, the fallback,
+ * shares one session among all sockets, so a dedicated listening session does not exist there:
+ * only in-process signals (enough, as one gateway owns that database) plus the safety polls.
  */
 export class DatabaseNotifications implements OnApplicationShutdown {
   private readonly logger = new Logger('Database');
