@@ -24,7 +24,7 @@ describe('DatabaseNotifications (real database)', () => {
     notifications.on('memory_index', () => woken.push('memory_index'));
   });
   afterAll(async () => {
-    await notifications?.onApplicationShutdown();
+    await notifications?.beforeApplicationShutdown();
     await int?.close();
   });
 

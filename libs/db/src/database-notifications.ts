@@ -1,4 +1,4 @@
-import { Logger, OnApplicationShutdown } from '@nestjs/common';
+import { BeforeApplicationShutdown, Logger } from '@nestjs/common';
 import { Client } from 'pg';
 import { FailureThrottle } from '@nestclaw/common';
 import { DatabaseService } from './database.service';
@@ -29,7 +29,7 @@ export type WakeHandler = () => void;
  * shares one session among all sockets, so a dedicated listening session does not exist there:
  * only in-process signals (enough, as one gateway owns that database) plus the safety polls.
  */
-export class DatabaseNotifications implements OnApplicationShutdown {
+export class DatabaseNotifications implements BeforeApplicationShutdown {
   private readonly logger = new Logger('Database');
   private readonly handlers = new Map<WakeUp, Set<WakeHandler>>();
   /** The listening connection, from its connect until it is lost. */
@@ -78,7 +78,8 @@ export class DatabaseNotifications implements OnApplicationShutdown {
     return this.listening;
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** Before the pool and an embedded server stop, so their going away is not logged as a lost listener. */
+  async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.reconnectTimer);
     const client = this.current;
