@@ -58,11 +58,12 @@ const CASES = [
   },
 ];
 
-/** Where SQL may be written: repositories, libs/db's query helper and reachability probe, the migration runner. */
+/** Where SQL may be written: repositories, libs/db's query helper and reachability probe and wake-up listener, the migration runner. */
 const SQL_ALLOWED = [
   { test: (f) => f.endsWith('.repository.ts'), why: 'repositories own the data path' },
   { test: (f) => f === 'libs/db/src/database.service.ts', why: 'the query helper (errors mapped once)' },
   { test: (f) => f === 'libs/db/src/reachability.ts', why: 'the reachability probe' },
+  { test: (f) => f === 'libs/db/src/database-notifications.ts', why: 'the wake-up listener (LISTEN on its own connection)' },
   { test: (f) => f === 'libs/db/src/migrations/migration.runner.ts', why: 'the migration runner' },
   { test: (f) => f.startsWith('libs/testing/'), why: 'test support (creates and drops scratch databases), never part of the app' },
 ];

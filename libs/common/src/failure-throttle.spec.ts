@@ -48,6 +48,21 @@ describe('FailureThrottle', () => {
     expect(throttle.failing).toBe(false);
   });
 
+  it('tells a loop that sleeps between wake-ups how long until the next attempt is due', () => {
+    const { throttle, advance } = setup(200);
+    expect(throttle.retryInMs()).toBe(0);
+    throttle.failed(new Error('down'));
+    expect(throttle.retryInMs()).toBe(200);
+    advance(150);
+    expect(throttle.retryInMs()).toBe(50);
+    advance(100);
+    expect(throttle.retryInMs()).toBe(0);
+    throttle.failed(new Error('down'));
+    expect(throttle.retryInMs()).toBe(400);
+    throttle.succeeded();
+    expect(throttle.retryInMs()).toBe(0);
+  });
+
   it('says nothing on success when nothing failed', () => {
     const { throttle, lines } = setup();
     throttle.succeeded();

@@ -50,6 +50,11 @@ export class FailureThrottle {
     return this.streak === 0 || this.now() >= this.retryAt;
   }
 
+  /** How long until `due()` turns true again (0 while things work): when to schedule the next attempt. */
+  retryInMs(): number {
+    return this.streak === 0 ? 0 : Math.max(0, this.retryAt - this.now());
+  }
+
   failed(error: unknown): void {
     const message = error instanceof Error ? error.message : String(error);
     const now = this.now();

@@ -48,7 +48,8 @@ export class DatabaseService implements OnApplicationShutdown {
     readonly embedded: EmbeddedPostgres | undefined,
     readonly migrations: MigrationReport | undefined,
     private readonly reachability: Reachability,
-    private readonly sharedSession: boolean,
+    /** PGlite: every socket shares one session (no prepared-statement names, no separate LISTEN session). */
+    readonly sharedSession: boolean,
   ) {
     // An idle client losing its server must not crash the process; queries report it instead.
     pool.on('error', (e) => this.idleConnectionLost(e));

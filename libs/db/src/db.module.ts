@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestclaw/config';
+import { DatabaseNotifications } from './database-notifications';
 import { DatabaseOptions, DatabaseService } from './database.service';
 
 /** Injection token of the composition root's DatabaseOptions (DbModule.forRoot). */
@@ -9,7 +10,10 @@ export const DATABASE_OPTIONS = Symbol('DATABASE_OPTIONS');
 @Module({})
 class DbOptionsModule {}
 
-/** DatabaseService, one per process: every module that uses it imports DbModule. */
+/**
+ * DatabaseService and DatabaseNotifications, one each per process: every module that uses them
+ * imports DbModule (Nest keeps one instance of a static module's providers).
+ */
 @Module({
   imports: [ConfigModule],
   providers: [
@@ -18,8 +22,9 @@ class DbOptionsModule {}
       useFactory: (config: ConfigService, options?: DatabaseOptions) => DatabaseService.connect(config, options ?? { migrate: true }),
       inject: [ConfigService, { token: DATABASE_OPTIONS, optional: true }],
     },
+    { provide: DatabaseNotifications, useFactory: (db: DatabaseService) => new DatabaseNotifications(db), inject: [DatabaseService] },
   ],
-  exports: [DatabaseService],
+  exports: [DatabaseService, DatabaseNotifications],
 })
 export class DbModule {
   /** For the composition root: the gateway migrates while connecting; `nestclaw doctor` does not. */

@@ -1,6 +1,8 @@
 export * from './database.service';
 export * from './database-error';
 export * from './db.module';
+export { DatabaseNotifications } from './database-notifications';
+export type { WakeUp, WakeHandler } from './database-notifications';
 export { runMigrations, listMigrations } from './migrations/migration.runner';
 export type { MigrationReport } from './migrations/migration.runner';
 export { startEmbeddedPostgres } from './embedded/embedded-database';

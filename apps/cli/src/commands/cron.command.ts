@@ -1,13 +1,17 @@
 import { Command } from 'commander';
 import { CronService, JobOutputPort, ScheduledJobRepository, SchedulerClock } from '@nestclaw/agent';
+import { DatabaseNotifications } from '@nestclaw/db';
 import { dim, finish, messageOf, note, out, red } from '../cli-output';
 import { withDatabase } from './pairing.context';
 
-/** The owner's view of scheduled jobs; works whether the gateway runs or not (it picks changes up on its next tick). */
+/**
+ * The owner's view of scheduled jobs; works whether the gateway runs or not (a running gateway is
+ * woken by the NOTIFY the write sends; on the embedded PGlite database, at its next safety poll).
+ */
 async function withCron(fn: (cron: CronService) => Promise<void>): Promise<void> {
   try {
     await withDatabase((db, config) =>
-      fn(new CronService(config, new ScheduledJobRepository(db), new SchedulerClock(), new JobOutputPort())),
+      fn(new CronService(config, new ScheduledJobRepository(db), new SchedulerClock(), new JobOutputPort(), new DatabaseNotifications(db))),
     );
     finish(0);
   } catch (e) {

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { NestclawError } from '@nestclaw/common';
 import { ConfigService } from '@nestclaw/config';
+import { DatabaseNotifications } from '@nestclaw/db';
 import { ownerOfPerson } from './job-owner';
 import { DeliveryTarget, JobOutputPort } from './job-output.port';
 import { nextDue, parseSchedule } from './schedule';
@@ -29,6 +30,8 @@ export class CronService {
     private readonly jobs: ScheduledJobRepository,
     private readonly clock: SchedulerClock,
     private readonly outputs: JobOutputPort,
+    /** Wakes this process's scheduler after a write (the trigger's NOTIFY wakes the other gateways). */
+    private readonly notifications: DatabaseNotifications,
   ) {}
 
   /** `deliverTo`: the chat the job was made in, where its answers go. */
@@ -60,6 +63,7 @@ export class CronService {
         'job_limit_reached',
         `You already have ${cap} scheduled jobs (the most allowed, scheduler.${ownerIdOrNull === null ? 'max_jobs_for_owner' : 'max_jobs_per_owner'}): remove one first`,
       );
+    this.notifications.signal('scheduled_jobs');
     return job;
   }
 
@@ -107,6 +111,7 @@ export class CronService {
   async runNow(id: string, ownerId: string | undefined): Promise<void> {
     if (!(await this.jobs.findVisible(id, ownerId))) throw new NestclawError('not_found', `No scheduled job "${id}"`);
     await this.jobs.makeDue(id, this.clock.now());
+    this.notifications.signal('scheduled_jobs');
   }
 
   async runs(id: string, ownerId: string | undefined): Promise<JobRun[]> {

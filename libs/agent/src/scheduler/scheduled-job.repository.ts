@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { PoolClient } from 'pg';
 import { DatabaseService } from '@nestclaw/db';
 import type { DeliveryTarget } from './job-output.port';
+import { MAX_DELIVERY_ATTEMPTS } from './job-output.repository';
 import type { Schedule } from './schedule';
 
 export interface ScheduledJob {
@@ -141,6 +142,21 @@ export class ScheduledJobRepository {
       [jobId],
     );
     return rows;
+  }
+
+  /**
+   * When the scheduler should look next: the earliest due time of an enabled job, or of an answer's
+   * delivery retry (its lease running out). One statement on indexed columns, once per look.
+   */
+  async nextWakeAt(): Promise<Date | undefined> {
+    const { rows } = await this.db.query<{ at: Date | null }>(
+      `SELECT least((SELECT min(next_run_at) FROM scheduled_jobs WHERE kind = 'job' AND enabled),
+                    (SELECT min(delivery_due_at) FROM job_runs
+                      WHERE delivered_at IS NULL AND output IS NOT NULL AND delivery_attempts < $1)) AS at`,
+      [MAX_DELIVERY_ATTEMPTS],
+      { name: 'scheduler.next_wake' },
+    );
+    return rows[0]?.at ?? undefined;
   }
 
   /**

@@ -43,6 +43,7 @@ export const memorySchema = z
       .object({
         /** false: this process never drains index_queue (another process does; tests hold the index back with it). */
         enabled: z.boolean().default(true),
+        /** Shortest time between two passes: writes woken within it reach the index as one batch (one table version). */
         interval: duration.default(200),
         batch: z.number().int().min(1).max(10_000).default(512),
         /** Failures after which a queue entry is parked (shown by /doctor) instead of retried. */

@@ -5,8 +5,11 @@ import { duration } from './field-types';
 export const schedulerSchema = z
   .strictObject({
     enabled: z.boolean().default(true),
-    /** How often due jobs are looked for. */
-    tick: duration.default(1_000),
+    /**
+     * The safety poll: the longest the scheduler sleeps without looking for due jobs. It is woken
+     * sooner by a job's due time and by a job added or brought forward (docs/adr/0014-wake-ups.md).
+     */
+    tick: duration.default(30_000),
     /** A job missed while the gateway was down still runs at start-up if it is at most this late; else it is recorded as missed. */
     grace: duration.default(300_000),
     /** Most jobs started per tick. */

@@ -26,6 +26,8 @@ export class WorkspaceFilesSource implements OnApplicationBootstrap, OnApplicati
   private readonly seen = new Map<string, string>();
   /** The reason each refused file was last skipped for, so a refusal is logged once, not every scan. */
   private readonly refused = new Map<string, string>();
+  /** Per agent: the files present when its memories were last reconciled with the database. */
+  private readonly reconciled = new Map<string, string>();
   private scanning = false;
   /** A database outage fails every scan the same way: logged once, summed up per minute, scans spaced out. */
   private readonly failures: FailureThrottle;
@@ -111,11 +113,16 @@ export class WorkspaceFilesSource implements OnApplicationBootstrap, OnApplicati
       }
       this.seen.set(key, stamp);
     }
+    // Which file memories to forget is asked of the database only when the listing changed: an
+    // unchanged workspace costs no round trip (an idle gateway stays under one a second, issue 23).
+    const listing = [...present].sort().join('\n');
+    if (!changed && this.reconciled.get(prefix) === listing) return 0;
     const gone = (await this.repo.liveSourceKeys(prefix)).filter((k) => !present.has(k));
     if (gone.length) {
       changed += await this.memories.forgetSourceKeys(gone);
       for (const k of gone) this.seen.delete(k);
     }
+    this.reconciled.set(prefix, listing);
     return changed;
   }
 }
