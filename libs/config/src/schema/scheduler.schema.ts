@@ -7,7 +7,7 @@ export const schedulerSchema = z
     enabled: z.boolean().default(true),
     /**
      * The safety poll: the longest the scheduler sleeps without looking for due jobs. It is woken
-     * sooner by a job's due time and by a job added or brought forward (docs/adr/0014-wake-ups.md).
+     * sooner by a job's due time and by a job added or brought forward (docs/adr/0015-wake-ups.md).
      */
     tick: duration.default(30_000),
     /** A job missed while the gateway was down still runs at start-up if it is at most this late; else it is recorded as missed. */
