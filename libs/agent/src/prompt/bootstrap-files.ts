@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, existsSync, fchownSync, mkdirSync, openSync, statSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileStamp, readConfinedFile } from '@nestclaw/common';
 import type { AgentConfig } from '@nestclaw/config';
 import { WorkspaceLocator } from '@nestclaw/tool';
@@ -119,11 +119,24 @@ export class BootstrapFiles {
   }
 }
 
-/** Writes a new file; anything already in its place (a file, or a symlink, dangling or not) is left alone, never written through. */
+/**
+ * Writes a new file; anything already in its place (a file, or a symlink, dangling or not) is left alone,
+ * never written through. The file gets its workspace's owner: the sandbox (another uid when the gateway
+ * runs as root) edits these files with file_write, and a root-owned template would refuse it.
+ */
 function createOnly(path: string, content: string): void {
+  let fd: number;
   try {
-    writeFileSync(path, content, { mode: 0o660, flag: 'wx' });
+    fd = openSync(path, 'wx', 0o660);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    return;
+  }
+  try {
+    writeSync(fd, content);
+    const folder = statSync(dirname(path));
+    if (process.getuid?.() === 0 && folder.uid !== 0) fchownSync(fd, folder.uid, folder.gid);
+  } finally {
+    closeSync(fd);
   }
 }
