@@ -11,14 +11,19 @@ export function createCliContext(module: DynamicModule, logger: LoggerService | 
 }
 
 /**
- * Shows `log`/`warn` lines from the chosen logger contexts as plain progress lines and drops the
- * rest (Nest's own boot chatter, errors the command reports itself).
+ * Shows `log`/`debug`/`warn` lines from the chosen logger contexts as plain progress lines and drops the
+ * rest (Nest's own boot chatter, errors the command reports itself). Debug is shown: a gateway keeps each
+ * migration's line at debug, where a command run to migrate wants every one.
  */
 export class ProgressLogger implements LoggerService {
   constructor(private readonly contexts: readonly string[]) {}
 
   log(message: unknown, ...params: unknown[]): void {
     if (this.shows(params)) process.stdout.write(`  ${String(message)}\n`);
+  }
+
+  debug(message: unknown, ...params: unknown[]): void {
+    this.log(message, ...params);
   }
 
   warn(message: unknown, ...params: unknown[]): void {

@@ -84,7 +84,15 @@ export class DatabaseService implements OnApplicationShutdown {
           DatabaseService.logger.warn(`migration connection lost: ${e.message}`),
         );
         try {
-          report = await runMigrations(migrator, migrationsDir(), log);
+          // A first start applies every migration: its first line says that began and "applied N" that it
+          // ended; the files in between are debug detail (`nestclaw migrate` prints them all).
+          let first = true;
+          const progress = (line: string) => {
+            if (first || line.startsWith('warning')) log(line);
+            else DatabaseService.logger.debug(line);
+            first = false;
+          };
+          report = await runMigrations(migrator, migrationsDir(), progress);
           const { rows } = await migrator.query<{ version: string }>('SELECT version()');
           sharedSession ||= /PGlite/i.test(rows[0]?.version ?? '');
         } finally {
