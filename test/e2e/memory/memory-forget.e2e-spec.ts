@@ -60,8 +60,9 @@ describe('forgetting a memory erases it', () => {
     expect((await h.api(`/v1/memory/${id}`, { method: 'DELETE' })).status).toBe(200);
 
     expect(await leftovers(marker, hashes)).toEqual({ memories: 0, chunks: 0, vectors: 0 });
-    const search = (await (await h.api(`/v1/memory/search?q=${marker}`)).json()) as { results: unknown[] };
-    expect(search.results).toEqual([]);
+    // Vector search always answers with its nearest rows (an earlier turn's transcript may be one): none may hold the text.
+    const search = (await (await h.api(`/v1/memory/search?q=${marker}`)).json()) as { results: { content: string }[] };
+    expect(search.results.filter((r) => r.content.includes(marker))).toEqual([]);
     // (Not naming the marker: the finished turn is remembered too.)
     expect(await turnMemoryPrompt(h.llm, () => h.api('/v1/chat', { json: { message: 'what is the alarm code?' } }))).not.toContain(marker);
     // The worker erases the index rows, then a cleanup removes the old files once their grace (10 s) has passed.
