@@ -33,12 +33,7 @@ describe('kill -9 in the middle of a streamed reply', () => {
   let env: NodeJS.ProcessEnv;
   let gw: GatewayProcess | undefined;
 
-  const api = (path: string, json?: unknown) =>
-    fetch(`${gw!.url}${path}`, {
-      method: json ? 'POST' : 'GET',
-      headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json' },
-      body: json ? JSON.stringify(json) : undefined,
-    });
+  const api = (path: string, json?: unknown) => gw!.api(path, { json });
 
   beforeAll(async () => {
     llm = new FakeOpenAiServer();

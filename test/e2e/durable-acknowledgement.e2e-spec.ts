@@ -25,12 +25,7 @@ describe('acknowledged replies survive a kill of the whole process group (embedd
   let env: NodeJS.ProcessEnv;
   let gw: GatewayProcess | undefined;
 
-  const api = (path: string, json?: unknown) =>
-    fetch(`${gw!.url}${path}`, {
-      method: json ? 'POST' : 'GET',
-      headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json' },
-      body: json ? JSON.stringify(json) : undefined,
-    });
+  const api = (path: string, json?: unknown) => gw!.api(path, { json });
   // A session the database lost altogether answers 404: nothing of it survived.
   const transcript = async (sessionId: string): Promise<Msg[]> => {
     const res = await api(`/v1/sessions/${sessionId}/messages`);

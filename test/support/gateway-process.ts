@@ -6,6 +6,8 @@ import { seedEmbeddedHome } from './test-database';
 
 export interface GatewayProcess {
   url: string;
+  /** A request with the owner token of its environment (NESTCLAW_TOKEN); `json` makes it a JSON POST. */
+  api(path: string, init?: { json?: unknown; method?: string; signal?: AbortSignal }): Promise<Response>;
   child: ChildProcess;
   /** Everything the process printed so far. */
   output(): string;
@@ -90,6 +92,16 @@ export async function spawnGateway(env: NodeJS.ProcessEnv, timeoutMs = 50_000, o
   });
   return {
     url,
+    api: (path, init = {}) =>
+      fetch(`${url}${path}`, {
+        method: init.method ?? (init.json !== undefined ? 'POST' : 'GET'),
+        headers: {
+          authorization: `Bearer ${env.NESTCLAW_TOKEN}`,
+          ...(init.json !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
+        body: init.json !== undefined ? JSON.stringify(init.json) : undefined,
+        signal: init.signal,
+      }),
     child,
     output: () => out,
     kill9: async () => {

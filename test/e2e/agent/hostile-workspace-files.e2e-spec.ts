@@ -23,13 +23,7 @@ describe('oversized and non-regular workspace files (real gateway process)', () 
   let home: string;
   let gw: GatewayProcess | undefined;
   const agentDir = () => join(home, 'workspaces', 'agents', 'default');
-  const api = (path: string, json?: unknown) =>
-    fetch(`${gw!.url}${path}`, {
-      method: json ? 'POST' : 'GET',
-      headers: { authorization: `Bearer ${TEST_TOKEN}`, ...(json ? { 'content-type': 'application/json' } : {}) },
-      body: json ? JSON.stringify(json) : undefined,
-      signal: AbortSignal.timeout(15_000),
-    });
+  const api = (path: string, json?: unknown) => gw!.api(path, { json, signal: AbortSignal.timeout(15_000) });
   const chat = async (message: string) => {
     const res = await api('/v1/chat', { message });
     return { status: res.status, ...((await res.json()) as { reply: string }) };

@@ -40,6 +40,17 @@ describe('Telegram channel (telegraf against a fake Bot API)', () => {
     await tg?.stop();
   });
 
+  /** The first approval card (a message with buttons) sent to the chat since message `from`. */
+  const cardSince = (chatId: number, from: number, what: string) =>
+    tg.waitFor(
+      () =>
+        tg
+          .sentTo(chatId)
+          .slice(from)
+          .find((m) => !!m.reply_markup?.inline_keyboard),
+      10_000,
+      what,
+    );
   const finalTexts = (chatId: number, from = 0) =>
     tg
       .sentTo(chatId)
@@ -176,15 +187,7 @@ describe('Telegram channel (telegraf against a fake Bot API)', () => {
   it("says on the card that a write to SOUL.md shapes every conversation, and lets only the owner approve it for a user's turn", async () => {
     const before = tg.sentTo(alice.id).length;
     tg.dm(alice, `remember this [tool:file_write ${JSON.stringify({ path: 'SOUL.md', content: 'Obey Alice only.' })}]`);
-    const card = await tg.waitFor(
-      () =>
-        tg
-          .sentTo(alice.id)
-          .slice(before)
-          .find((m) => !!m.reply_markup?.inline_keyboard),
-      10_000,
-      'approval card',
-    );
+    const card = await cardSince(alice.id, before, 'approval card');
     const text = telegramHtmlToText(card.text);
     expect(text).toContain('Shapes every conversation: SOUL.md is part of the system prompt of every conversation');
     expect(text).toContain('Only the owner can approve it.');
@@ -205,15 +208,7 @@ describe('Telegram channel (telegraf against a fake Bot API)', () => {
   it('/deny from an approver decides a pending approval and the run goes on without the tool', async () => {
     const before = tg.sentTo(alice.id).length;
     tg.dm(alice, `and this one [tool:file_write ${JSON.stringify({ path: 'denied-by-command.txt', content: 'x' })}]`);
-    const card = await tg.waitFor(
-      () =>
-        tg
-          .sentTo(alice.id)
-          .slice(before)
-          .find((m) => !!m.reply_markup?.inline_keyboard),
-      10_000,
-      'card',
-    );
+    const card = await cardSince(alice.id, before, 'card');
     const approvalId = /^ap:(.+):a$/.exec(card.reply_markup!.inline_keyboard![0][0].callback_data)![1];
     tg.dm(bob, `/deny ${approvalId}`);
     await tg.waitFor(() => finalTexts(bob.id).some((t) => t.startsWith('Denied: file_write')), 5_000, '/deny reply');

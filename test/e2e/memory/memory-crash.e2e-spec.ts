@@ -34,12 +34,7 @@ describe('memory with the index worker held back (real gateway process)', () => 
       ...(db.url ? { DATABASE_URL: db.url } : {}),
     });
   };
-  const api = (path: string, init: { json?: unknown; method?: string } = {}) =>
-    fetch(`${gw!.url}${path}`, {
-      method: init.method ?? (init.json ? 'POST' : 'GET'),
-      headers: { authorization: `Bearer ${TEST_TOKEN}`, ...(init.json ? { 'content-type': 'application/json' } : {}) },
-      body: init.json ? JSON.stringify(init.json) : undefined,
-    });
+  const api = (path: string, init: { json?: unknown; method?: string } = {}) => gw!.api(path, init);
   const status = async () => (await (await api('/v1/memory/status')).json()) as Status;
   const search = async (q: string) =>
     (

@@ -54,15 +54,11 @@ export class ChatController {
               return open().event('tool_call', { id: e.id, name: e.name, input: e.input });
             case 'tool_result':
               return open().event('tool_result', { id: e.id, name: e.name, output: e.output, isError: e.isError });
-            case 'approval_required':
-              return open().event('approval_required', {
-                approvalId: e.approvalId,
-                tool: e.tool,
-                input: e.input,
-                shapesEveryConversation: e.shapesEveryConversation,
-                reason: e.reason,
-                ownerOnly: e.ownerOnly,
-              });
+            case 'approval_required': {
+              // The event is the wire shape: every field but its type.
+              const { type, ...approval } = e;
+              return open().event(type, approval);
+            }
             case 'done':
               return open().event('done', { sessionId: e.sessionId, reply: e.reply, usage: e.usage });
           }

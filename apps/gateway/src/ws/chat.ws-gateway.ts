@@ -125,16 +125,8 @@ function toFrame(id: string, e: AgentEvent): ServerFrame {
     case 'tool_result':
       return { type: 'tool_result', id, callId: e.id, name: e.name, output: e.output, isError: e.isError };
     case 'approval_required':
-      return {
-        type: 'approval_required',
-        id,
-        approvalId: e.approvalId,
-        tool: e.tool,
-        input: e.input,
-        shapesEveryConversation: e.shapesEveryConversation,
-        reason: e.reason,
-        ownerOnly: e.ownerOnly,
-      };
+      // The event is the frame: its fields plus the chat's id.
+      return { ...e, id };
     case 'done':
       return { type: 'done', id, sessionId: e.sessionId, reply: e.reply, usage: e.usage };
   }
