@@ -1,4 +1,5 @@
 import { BeforeApplicationShutdown, Logger } from '@nestjs/common';
+import { AsyncResource } from 'node:async_hooks';
 import { Client } from 'pg';
 import { FailureThrottle } from '@nestclaw/common';
 import { DatabaseService } from './database.service';
@@ -50,13 +51,18 @@ export class DatabaseNotifications implements BeforeApplicationShutdown {
     return !this.db.sharedSession;
   }
 
-  /** Calls `handler` whenever `kind` work may be waiting; returns the unsubscribe. */
+  /**
+   * Calls `handler` whenever `kind` work may be waiting; returns the unsubscribe. The handler runs in
+   * the async context it subscribed in (the loop's own), not the waking writer's: a turn that queues
+   * work must not find the loop's statements and log lines under its own session and turn ids.
+   */
   on(kind: WakeUp, handler: WakeHandler): () => void {
     let set = this.handlers.get(kind);
     if (!set) this.handlers.set(kind, (set = new Set()));
-    set.add(handler);
+    const bound = AsyncResource.bind(handler);
+    set.add(bound);
     if (this.listens && !this.current && !this.reconnectTimer) void this.connect();
-    return () => set.delete(handler);
+    return () => set.delete(bound);
   }
 
   /** Wakes this process's loops waiting for `kind` (the writer was here; its NOTIFY wakes the others). */

@@ -1,4 +1,5 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { AsyncResource } from 'node:async_hooks';
 import { FailureThrottle } from '@nestclaw/common';
 import { ConfigService } from '@nestclaw/config';
 import { DatabaseNotifications } from '@nestclaw/db';
@@ -34,6 +35,11 @@ export class IndexWorker implements OnApplicationBootstrap, BeforeApplicationShu
   private lastIdleOptimize = 0;
   private lastPassAt = 0;
   private kickTimer: NodeJS.Timeout | undefined;
+  /**
+   * The worker's own async context, made with the worker (outside any request). A turn that stores a
+   * memory kicks the worker: the pass must not run, log and count its statements as that turn's.
+   */
+  private readonly scope = new AsyncResource('memory-index-worker');
   private safetyTimer: NodeJS.Timeout | undefined;
   private optimizeTimer: NodeJS.Timeout | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -90,10 +96,12 @@ export class IndexWorker implements OnApplicationBootstrap, BeforeApplicationShu
     if (!enabled || !worker.enabled) return;
     // While the database fails, the throttle spaces the attempts out (and logs once).
     const wait = Math.max(0, this.lastPassAt + worker.interval - Date.now(), this.failures.retryInMs());
-    this.kickTimer = setTimeout(() => {
-      this.kickTimer = undefined;
-      this.tick();
-    }, wait);
+    this.kickTimer = this.scope.runInAsyncScope(() =>
+      setTimeout(() => {
+        this.kickTimer = undefined;
+        this.tick();
+      }, wait),
+    );
   }
 
   private tick(): void {
