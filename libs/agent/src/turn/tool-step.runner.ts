@@ -8,10 +8,10 @@ import type { AgentEvent } from '../agent.events';
 import { TurnRepository } from '../session/turn.repository';
 import type { NewMessage } from '../session/session.types';
 
-/** Thrown when the client leaves while a call waits for approval: the turn stays open to resume later. */
 /** The channel of a subagent's child turn (SpawnTool). */
 export const SUBAGENT_CHANNEL = 'subagent';
 
+/** Thrown when the client leaves while a call waits for approval: the turn stays open to resume later. */
 export class TurnDetachedError extends NestclawError {
   constructor() {
     super('cancelled', 'The client went away while a tool call was waiting for approval; the turn resumes when it is decided');
