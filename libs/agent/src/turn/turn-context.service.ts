@@ -6,7 +6,7 @@ import { ToolRegistry } from '@nestclaw/tool';
 import { classifyTrivial } from '../classifier/trivial-message.classifier';
 import { CompactionService, CompactReport } from '../compaction/compaction.service';
 import { PromptMode, SystemPromptBuilder } from '../prompt/system-prompt.builder';
-import type { StoredMessage } from '../session/session.types';
+import type { StoredMessage, StoredSummary } from '../session/session.types';
 
 export interface TurnContextRequest {
   sessionId: string;
@@ -16,6 +16,8 @@ export interface TurnContextRequest {
   sender?: string;
   message: string;
   history: StoredMessage[];
+  /** The active summaries when the opening statement read them (else fitting reads them). */
+  summaries?: StoredSummary[];
   /** Client-supplied earlier conversation (stateless OpenAI-style calls). */
   context?: ChatMessage[];
   mode?: PromptMode;
@@ -111,14 +113,16 @@ export class TurnContextService {
       historyLimit: req.agent.history_limit,
       tools,
     };
-    const fitted = await this.compaction.fit({ ...base, current, signal: req.signal });
+    const fitted = await this.compaction.fit({ ...base, summaries: req.summaries, current, signal: req.signal });
+    let summaries = fitted.summaries;
     return {
       messages: fitted.messages,
       tools,
       calls: fitted.calls,
       turnStart: fitted.messages.length - current.length,
       refit: async (currentTurn, signal) => {
-        const again = await this.compaction.fit({ ...base, current: currentTurn, force: 'context_length', signal });
+        const again = await this.compaction.fit({ ...base, summaries, current: currentTurn, force: 'context_length', signal });
+        summaries = again.summaries;
         return { messages: again.messages, calls: again.calls, turnStart: again.messages.length - currentTurn.length };
       },
     };

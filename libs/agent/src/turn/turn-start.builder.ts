@@ -4,7 +4,7 @@ import { TurnMemory } from '@nestclaw/memory';
 import type { ChatMessage, LlmCallRecord } from '@nestclaw/provider';
 import type { PromptMode } from '../prompt/system-prompt.builder';
 import { TurnRepository } from '../session/turn.repository';
-import type { StoredMessage } from '../session/session.types';
+import type { StoredMessage, StoredSummary } from '../session/session.types';
 import type { ResumePoint } from './resume-point';
 import type { LoopStart } from './turn.loop';
 import type { StepTurn } from './tool-step.runner';
@@ -14,6 +14,8 @@ export interface MessageStart {
   /** The user message the turn answers. */
   message: string;
   history: StoredMessage[];
+  /** The active summaries when the opening statement read them (else fitting reads them). */
+  summaries?: StoredSummary[];
   /** Client-supplied earlier conversation (stateless OpenAI-style calls). */
   context?: ChatMessage[];
   mode?: PromptMode;
@@ -44,6 +46,7 @@ export class TurnStartBuilder {
   async forMessage(turn: StepTurn, start: MessageStart): Promise<LoopStart> {
     const ctx = await this.context.prepare({
       ...this.request(turn, start.message, start.history),
+      summaries: start.summaries,
       context: start.context,
       mode: start.mode,
       signal: start.signal,

@@ -7,7 +7,7 @@ import { HookRegistry } from '@nestclaw/tool';
 import { AgentDirectory } from '../agent.directory';
 import type { TurnInput } from '../agent.types';
 import { TurnRepository } from '../session/turn.repository';
-import type { StoredMessage } from '../session/session.types';
+import type { StoredMessage, StoredSummary } from '../session/session.types';
 import type { StepTurn } from './tool-step.runner';
 
 /** A new turn, committed: the message as the hooks left it, and the history before it (the caller adds the person). */
@@ -15,6 +15,8 @@ export interface OpenedTurn {
   turn: StepTurn;
   message: string;
   history: StoredMessage[];
+  /** The session's active compaction summaries, read by the opening statement. */
+  summaries: StoredSummary[];
 }
 
 /**
@@ -60,6 +62,6 @@ export class TurnOpener {
       endpointId: input.endpointId,
       agent: sessionAgent,
     };
-    return { turn, message, history: opened.history };
+    return { turn, message, history: opened.history, summaries: opened.summaries };
   }
 }

@@ -35,7 +35,7 @@ export class TurnRunner {
       if (linked) return this.resumed.runLinked(linked, input, options);
     }
     const opened = await this.opener.open(input, agent);
-    const { message, history } = opened;
+    const { message, history, summaries } = opened;
     const personId = this.memory.personOf(input);
     const turn: StepTurn = { ...opened.turn, personId };
     const canned = this.starts.trivialReply(turn.agent, message);
@@ -43,6 +43,7 @@ export class TurnRunner {
     const start = await this.starts.forMessage(turn, {
       message,
       history,
+      summaries,
       context: input.context,
       mode: input.promptMode,
       signal: options.signal,
