@@ -70,14 +70,15 @@ export class ReplyDelivery {
     try {
       preview = await this.preview(adapter, m, inboundId, interval, recovered);
       typing = startTyping(adapter, m);
-      for await (const e of turn.events) {
-        if (e.type === 'started') preview.begin();
-        else if (e.type === 'token') preview.push(e.text);
+      const shown = preview;
+      await turn.events.read((e) => {
+        if (e.type === 'started') shown.begin();
+        else if (e.type === 'token') shown.push(e.text);
         else
           void this.cards
             .show(adapter, m, { id: e.approvalId, name: e.tool, input: e.input, reason: e.reason, ownerOnly: e.ownerOnly })
             .catch(() => undefined);
-      }
+      });
     } catch (e) {
       // The turn runs on: wait for it, so the next message of this chat never starts beside it.
       await turn.outcome.catch(() => undefined);

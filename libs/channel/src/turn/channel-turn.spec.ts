@@ -1,37 +1,50 @@
 import { ChatVisibleEvent, TurnEvents } from './channel-turn';
 
 const token = (text: string): ChatVisibleEvent => ({ type: 'token', text });
-
-async function readAll(events: TurnEvents): Promise<ChatVisibleEvent[]> {
-  const seen: ChatVisibleEvent[] = [];
-  for await (const e of events) seen.push(e);
-  return seen;
-}
+const label = (e: ChatVisibleEvent) => (e.type === 'token' ? e.text : e.type);
 
 describe('TurnEvents', () => {
-  it('hands delivery the events pushed before it started reading, in order', async () => {
+  it('hands the reader the events that came before it started reading, in order', async () => {
     const events = new TurnEvents();
     events.push({ type: 'started', sessionId: 's', turnId: 't' });
     events.push(token('a'));
     events.end();
-    expect((await readAll(events)).map((e) => e.type)).toEqual(['started', 'token']);
+    const seen: string[] = [];
+    await events.read((e) => seen.push(label(e)));
+    expect(seen).toEqual(['started', 'a']);
   });
 
-  it('hands over events pushed while delivery waits, and ends when the turn does', async () => {
+  it('hands over each later event as it happens, and resolves when the turn ends', async () => {
     const events = new TurnEvents();
-    const read = readAll(events);
     events.push(token('a'));
-    await Promise.resolve();
+    const seen: string[] = [];
+    let ended = false;
+    const reading = events.read((e) => seen.push(label(e))).then(() => (ended = true));
     events.push(token('b'));
-    events.push(token('c'));
-    setImmediate(() => events.end());
-    expect((await read).map((e) => (e.type === 'token' ? e.text : e.type))).toEqual(['a', 'b', 'c']);
+    expect(seen).toEqual(['a', 'b']);
+    await Promise.resolve();
+    expect(ended).toBe(false);
+    events.end();
+    await reading;
+    expect(ended).toBe(true);
+  });
+
+  it('keeps the turn going when the reader throws', async () => {
+    const events = new TurnEvents();
+    const reading = events.read(() => {
+      throw new Error('preview failed');
+    });
+    expect(() => events.push(token('a'))).not.toThrow();
+    events.end();
+    await reading;
   });
 
   it('drops what arrives after the turn ended', async () => {
     const events = new TurnEvents();
     events.end();
     events.push(token('late'));
-    expect(await readAll(events)).toEqual([]);
+    const seen: string[] = [];
+    await events.read((e) => seen.push(label(e)));
+    expect(seen).toEqual([]);
   });
 });
