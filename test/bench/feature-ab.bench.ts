@@ -156,17 +156,23 @@ async function main(): Promise<void> {
   }
   const conc: Record<string, number> = {};
   const cpu: Record<string, number> = {};
+  /** Model requests a turn (compaction's summaries included). */
+  const calls: Record<string, number> = {};
   for (let rep = 0; rep < 2; rep++) {
     for (const { name, t, g } of rep === 0 ? targets : [...targets].reverse()) {
       const before = g ? cpuMs(g.pid) : 0;
+      const requestsBefore = (await llm.last()).requests;
       const r = await concurrent(t, n.conc, 10, Infinity, `conc${rep}-${name}`, 60_000);
       conc[name] = (conc[name] ?? 0) + r.turnsPerSec / 2;
       if (g) cpu[name] = (cpu[name] ?? 0) + (cpuMs(g.pid) - before) / r.turns / 2;
+      calls[name] = (calls[name] ?? 0) + ((await llm.last()).requests - requestsBefore) / r.turns / 2;
     }
   }
   for (const { name } of targets) {
     const perTurn = cpu[name] === undefined ? '' : `, gateway CPU ${cpu[name].toFixed(2)} ms a turn`;
-    log(`conc ${name.padEnd(16)} ${round(conc[name], 1)} turns/s (mean of 2 reps)${perTurn}`);
+    log(
+      `conc ${name.padEnd(16)} ${round(conc[name], 1)} turns/s (mean of 2 reps)${perTurn}, ${calls[name].toFixed(2)} model requests a turn`,
+    );
   }
   const str = await seqRound(targets, n.stream, true, 'stream');
   const dt = summarize(str.direct.map((r) => r.firstTokenMs!)).p50;
