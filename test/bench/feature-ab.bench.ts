@@ -6,7 +6,7 @@
  *   node -r ./scripts/ts-register.js test/bench/feature-ab.bench.ts [--variants defaults,memory-off,...]
  *        [--seq 150] [--conc 600] [--stream 60] [--seed 2000] [--profile defaults]
  *
- * Variants: defaults (every default on), memory-off, transcripts-off, metrics-off, files-off, baseline
+ * Variants: defaults (every default on), memory-off, transcripts-off, metrics-off, files-off, pool-20, baseline
  * (every default on, from the bundle at NESTCLAW_AB_BASELINE_MAIN: before/after in one run).
  * --profile NAME: CPU-profile that variant over the measured workloads (bench-results/ab-<name>-<ts>.cpuprofile).
  * Reports each variant's sequential p50 and paired added latency over the direct call, 10-client
@@ -61,6 +61,7 @@ const VARIANTS: Record<string, Record<string, string>> = {
   'transcripts-off': { NESTCLAW_MEMORY__TRANSCRIPTS: 'false' },
   'metrics-off': { NESTCLAW_OBSERVABILITY__METRICS__ENABLED: 'false' },
   'files-off': { NESTCLAW_MEMORY__FILES__ENABLED: 'false' },
+  'pool-20': { NESTCLAW_DATABASE__POOL_SIZE: '20' },
   /** Every default on, run from another bundle (NESTCLAW_AB_BASELINE_MAIN, e.g. a copy of main's dist/apps/gateway/main.js). */
   baseline: {},
 };
