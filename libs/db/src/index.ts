@@ -1,5 +1,6 @@
 export * from './database.service';
 export * from './database-error';
+export { viaPrisma } from './via-prisma';
 export * from './db.module';
 export { DatabaseNotifications } from './database-notifications';
 export type { WakeUp, WakeHandler } from './database-notifications';
