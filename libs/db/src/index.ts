@@ -1,6 +1,5 @@
 export * from './database.service';
 export * from './database-error';
-export { viaPrisma } from './via-prisma';
 export * from './db.module';
 export { DatabaseNotifications } from './database-notifications';
 export type { WakeUp, WakeHandler } from './database-notifications';
@@ -12,3 +11,4 @@ export { Prisma } from './generated/prisma/client';
 export type { PrismaClient } from './generated/prisma/client';
 export { observeStatements } from './statement-observer';
 export type { StatementObserver } from './statement-observer';
+export { viaPrisma } from './via-prisma';
