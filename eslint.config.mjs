@@ -35,6 +35,8 @@ const DEEP_IMPORTS = [
   { regex: '^@nestclaw/[a-z-]+/.+', message: 'Import only the public entry of a lib (@nestclaw/<lib>), not its internals.' },
 ];
 
+const NO_TEST_DOUBLES = { regex: '^@nestclaw/testing$', message: 'Test doubles are for specs only, never production code.' };
+
 export default tseslint.config(
   {
     ignores: [
@@ -103,7 +105,28 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          patterns: [...DEEP_IMPORTS, { regex: '^@nestclaw/testing$', message: 'Test doubles are for specs only, never production code.' }],
+          patterns: [...DEEP_IMPORTS, NO_TEST_DOUBLES],
+        },
+      ],
+    },
+  },
+  {
+    // Apps call services, never a lib's repository (docs/adr/0008-data-path.md, 0007).
+    files: ['apps/**/*.ts'],
+    ignores: ['**/*.spec.ts', '**/*.int-spec.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...DEEP_IMPORTS,
+            NO_TEST_DOUBLES,
+            {
+              group: ['@nestclaw/*'],
+              importNamePattern: 'Repository$',
+              message: "Apps call a lib's services, not its repositories (docs/adr/0008-data-path.md).",
+            },
+          ],
         },
       ],
     },

@@ -56,6 +56,20 @@ const CASES = [
     allowed: true,
     why: 'app → lib',
   },
+  {
+    file: 'apps/gateway/src/boundary-check.ts',
+    code: "import { SessionRepository } from '@nestclaw/agent';\nexport const r = SessionRepository;",
+    allowed: false,
+    rule: 'no-restricted-imports',
+    why: "an app importing a lib's repository (ADR 0008: apps call services)",
+  },
+  {
+    file: 'apps/cli/src/boundary-check.ts',
+    code: "import { CronService } from '@nestclaw/agent';\nexport const s = CronService;",
+    allowed: true,
+    rule: 'no-restricted-imports',
+    why: "an app importing a lib's service",
+  },
 ];
 
 /** Where SQL may be written: repositories, libs/db's query helper and reachability probe and wake-up listener, the migration runner. */
@@ -168,7 +182,7 @@ async function main() {
   let failed = 0;
   for (const c of CASES) {
     const [result] = await eslint.lintText(c.code, { filePath: path.join(ROOT, c.file) });
-    const reported = result.messages.filter((m) => m.ruleId === 'boundaries/dependencies');
+    const reported = result.messages.filter((m) => m.ruleId === (c.rule ?? 'boundaries/dependencies'));
     const ok = c.allowed ? reported.length === 0 : reported.length > 0;
     if (!ok) failed++;
     const detail = reported[0]?.message ?? result.messages.map((m) => m.message).join('; ');

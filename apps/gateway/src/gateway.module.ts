@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
-import { AgentModule } from '@nestclaw/agent';
+import { AgentModule, SessionsModule } from '@nestclaw/agent';
 import { ChannelModule } from '@nestclaw/channel';
 import { ConfigModule, ConfigModuleOptions } from '@nestclaw/config';
 import { DbModule } from '@nestclaw/db';
@@ -60,6 +60,7 @@ export class GatewayModule {
         ProviderModule,
         ToolModule,
         AgentModule,
+        SessionsModule,
         DoctorModule,
         // Approval buttons and /approve in chats decide through the tool lib's ApprovalService.
         ChannelModule.register({ imports: [ToolModule], decider: { useFactory: toolApprovalDecider, inject: [ApprovalService] } }),

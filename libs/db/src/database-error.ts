@@ -44,6 +44,14 @@ function unreachable(e: unknown): NestclawError | undefined {
   return undefined;
 }
 
+/** What Prisma's pg adapter attaches to a failed query (the parts read here). */
+interface PrismaErrorMeta {
+  target?: unknown;
+  driverAdapterError?: {
+    cause?: { originalCode?: string; constraint?: { index?: string } };
+  };
+}
+
 /**
  * The one place database failures become coded errors (docs/adr/0008-data-path.md): unreachable →
  * `database_unavailable` (503), a unique or foreign-key violation → `conflict` (409), text
@@ -51,20 +59,21 @@ function unreachable(e: unknown): NestclawError | undefined {
  */
 export function mapDatabaseError(e: unknown): unknown {
   if (e instanceof NestclawError) return e;
-  const err = e as { code?: string; message?: string; constraint?: string; meta?: { target?: unknown } };
-  const code = err?.code;
-  const down = unreachable(e);
+  const err = e as { code?: string; message?: string; constraint?: string; meta?: PrismaErrorMeta };
+  // Prisma's driver adapter keeps PostgreSQL's own code and constraint: read them, so a query made
+  // through Prisma fails exactly as the same query made through pg (same code, same message).
+  const cause = err?.meta?.driverAdapterError?.cause;
+  const down = unreachable(e) ?? (cause?.originalCode ? unreachable({ code: cause.originalCode }) : undefined);
   if (down) return down;
+  const code = cause?.originalCode ?? err?.code;
+  const constraint = err?.constraint ?? cause?.constraint?.index;
   switch (code) {
     case '23505':
     case 'P2002':
-      return new NestclawError('conflict', `Already exists (${err.constraint ?? String(err.meta?.target ?? 'unique key')})`, {
-        constraint: err.constraint,
-      });
+      return new NestclawError('conflict', `Already exists (${constraint ?? String(err.meta?.target ?? 'unique key')})`, { constraint });
     case '23503':
-      return new NestclawError('conflict', `Refers to something that does not exist (${err.constraint ?? 'foreign key'})`, {
-        constraint: err.constraint,
-      });
+    case 'P2003':
+      return new NestclawError('conflict', `Refers to something that does not exist (${constraint ?? 'foreign key'})`, { constraint });
     case '22021':
     case '22P05':
       return new NestclawError('invalid_request', 'Text the database cannot store (a NUL byte or invalid UTF-8)');

@@ -13,3 +13,4 @@ export { Prisma } from './generated/prisma/client';
 export type { PrismaClient } from './generated/prisma/client';
 export { observeStatements } from './statement-observer';
 export type { StatementObserver } from './statement-observer';
+export { viaPrisma } from './via-prisma';

@@ -24,5 +24,6 @@ export { IdempotencyStore, PgIdempotencyStore } from './reliability/idempotency.
 export type { StoredAnswer } from './reliability/idempotency.store';
 export { ProviderStatusService } from './status/provider-status.service';
 export type { ModelStatus, ProvidersReport } from './status/provider-status.service';
-export { UsageRepository, USAGE_GROUPS } from './usage/usage.repository';
+export { USAGE_GROUPS } from './usage/usage.repository';
+export { UsageService } from './usage/usage.service';
 export type { UsageGroupBy, UsageReport, UsageTotals, UsageGroup } from './usage/usage.repository';

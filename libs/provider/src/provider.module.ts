@@ -10,6 +10,7 @@ import { RateLimitTracker } from './reliability/rate-limit.tracker';
 import { ReliableProvider } from './reliable.provider';
 import { ProviderStatusService } from './status/provider-status.service';
 import { UsageRepository } from './usage/usage.repository';
+import { UsageService } from './usage/usage.service';
 
 @Module({
   imports: [ConfigModule, DbModule],
@@ -23,7 +24,8 @@ import { UsageRepository } from './usage/usage.repository';
     ReliableProvider,
     ProviderStatusService,
     UsageRepository,
+    UsageService,
   ],
-  exports: [Clock, ProviderRegistry, CircuitBreakerRegistry, ReliableProvider, ProviderStatusService, UsageRepository],
+  exports: [Clock, ProviderRegistry, CircuitBreakerRegistry, ReliableProvider, ProviderStatusService, UsageService],
 })
 export class ProviderModule {}

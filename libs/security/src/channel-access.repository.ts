@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { PoolClient } from 'pg';
-import { DatabaseService } from '@nestclaw/db';
+import { DatabaseService, viaPrisma } from '@nestclaw/db';
 
 export interface PairingCodeRow {
   channel: string;
@@ -12,7 +12,12 @@ export interface PairingCodeRow {
   expires_at: Date;
 }
 
-/** `channel_allowlist` and `channel_pairing_codes`. Methods taking `tx` run inside the caller's transaction. */
+/**
+ * `channel_allowlist` and `channel_pairing_codes`. The owner's list/remove/pending reads go through
+ * Prisma; raw pg stays where the channel inbound path runs (`isPaired` on every message) and in the
+ * pairing transaction, which holds an advisory lock Prisma cannot take. Methods taking `tx` run inside
+ * the caller's transaction.
+ */
 @Injectable()
 export class ChannelAccessRepository {
   constructor(private readonly db: DatabaseService) {}
@@ -27,16 +32,19 @@ export class ChannelAccessRepository {
   }
 
   async listPaired(channel: string): Promise<{ sender_id: string; display_name: string | null }[]> {
-    const { rows } = await this.db.query<{ sender_id: string; display_name: string | null }>(
-      `SELECT sender_id, display_name FROM channel_allowlist WHERE channel = $1 ORDER BY created_at`,
-      [channel],
+    const rows = await viaPrisma(() =>
+      this.db.prisma.channelAllowlist.findMany({
+        where: { channel },
+        orderBy: { createdAt: 'asc' },
+        select: { senderId: true, displayName: true },
+      }),
     );
-    return rows;
+    return rows.map((r) => ({ sender_id: r.senderId, display_name: r.displayName }));
   }
 
   async removePaired(channel: string, senderId: string): Promise<boolean> {
-    const { rowCount } = await this.db.query(`DELETE FROM channel_allowlist WHERE channel = $1 AND sender_id = $2`, [channel, senderId]);
-    return (rowCount ?? 0) > 0;
+    const { count } = await viaPrisma(() => this.db.prisma.channelAllowlist.deleteMany({ where: { channel, senderId } }));
+    return count > 0;
   }
 
   /** Serializes pairing on one channel until the transaction ends, so the pending cap holds under concurrent strangers. */
@@ -75,12 +83,22 @@ export class ChannelAccessRepository {
   }
 
   async listPending(channel?: string): Promise<PairingCodeRow[]> {
-    const { rows } = await this.db.query<PairingCodeRow>(
-      `SELECT channel, code, sender_id, sender_name, chat_id, created_at, expires_at FROM channel_pairing_codes
-        WHERE approved_at IS NULL AND expires_at > now() AND ($1::text IS NULL OR channel = $1) ORDER BY id`,
-      [channel ?? null],
+    const rows = await viaPrisma(() =>
+      this.db.prisma.channelPairingCode.findMany({
+        where: { approvedAt: null, expiresAt: { gt: new Date() }, ...(channel === undefined ? {} : { channel }) },
+        orderBy: { id: 'asc' },
+        select: { channel: true, code: true, senderId: true, senderName: true, chatId: true, createdAt: true, expiresAt: true },
+      }),
     );
-    return rows;
+    return rows.map((r) => ({
+      channel: r.channel,
+      code: r.code,
+      sender_id: r.senderId,
+      sender_name: r.senderName,
+      chat_id: r.chatId,
+      created_at: r.createdAt,
+      expires_at: r.expiresAt,
+    }));
   }
 
   /** Approves a live code; the row, or null when wrong, expired or already used. */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DatabaseService } from '@nestclaw/db';
+import { DatabaseService, viaPrisma } from '@nestclaw/db';
 
 export interface TokenRow {
   id: string;
@@ -14,17 +14,38 @@ const COLUMNS = 'id, name, scopes, created_at, last_used_at, revoked_at';
 /** How stale `last_used_at` may be: it records the last use to the minute, not to the request. */
 export const LAST_USED_RESOLUTION = '1 minute';
 
-/** `api_tokens`: paired API clients' tokens, stored as sha256 only. */
+/** The columns people see, as Prisma selects them. */
+const SELECT = { id: true, name: true, scopes: true, createdAt: true, lastUsedAt: true, revokedAt: true } as const;
+
+const toRow = (r: {
+  id: string;
+  name: string;
+  scopes: string[];
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}): TokenRow => ({
+  id: r.id,
+  name: r.name,
+  scopes: r.scopes,
+  created_at: r.createdAt,
+  last_used_at: r.lastUsedAt,
+  revoked_at: r.revokedAt,
+});
+
+/**
+ * `api_tokens`: paired API clients' tokens, stored as sha256 only. The admin reads and writes (issue,
+ * list, revoke) go through Prisma; the check made on every request stays one raw statement
+ * (findLiveAndStamp: a CTE that reads and stamps at once, which Prisma cannot express in one).
+ */
 @Injectable()
 export class PairedTokenRepository {
   constructor(private readonly db: DatabaseService) {}
 
   async insert(id: string, name: string, tokenHash: string, scopes: readonly string[]): Promise<TokenRow> {
-    const { rows } = await this.db.query<TokenRow>(
-      `INSERT INTO api_tokens (id, name, token_hash, scopes) VALUES ($1, $2, $3, $4) RETURNING ${COLUMNS}`,
-      [id, name, tokenHash, [...scopes]],
+    return toRow(
+      await viaPrisma(() => this.db.prisma.apiToken.create({ data: { id, name, tokenHash, scopes: [...scopes] }, select: SELECT })),
     );
-    return rows[0];
   }
 
   /**
@@ -47,20 +68,20 @@ export class PairedTokenRepository {
   }
 
   async listAll(): Promise<TokenRow[]> {
-    return (await this.db.query<TokenRow>(`SELECT ${COLUMNS} FROM api_tokens ORDER BY created_at`)).rows;
+    return (await viaPrisma(() => this.db.prisma.apiToken.findMany({ select: SELECT, orderBy: { createdAt: 'asc' } }))).map(toRow);
   }
 
+  /** Ids starting with `prefix` (a uuid column has no LIKE in Prisma; paired tokens are few). */
   async findIdsByPrefix(prefix: string): Promise<string[]> {
-    const { rows } = await this.db.query<{ id: string }>(`SELECT id FROM api_tokens WHERE id::text LIKE $1`, [`${prefix}%`]);
-    return rows.map((r) => r.id);
+    const rows = await viaPrisma(() => this.db.prisma.apiToken.findMany({ select: { id: true } }));
+    return rows.map((r) => r.id).filter((id) => id.startsWith(prefix));
   }
 
   /** Revokes (keeping the first revocation time) and returns the row. */
   async markRevoked(id: string): Promise<TokenRow> {
-    const { rows } = await this.db.query<TokenRow>(
-      `UPDATE api_tokens SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING ${COLUMNS}`,
-      [id],
+    const [revoked] = await viaPrisma(() =>
+      this.db.prisma.apiToken.updateManyAndReturn({ where: { id, revokedAt: null }, data: { revokedAt: new Date() }, select: SELECT }),
     );
-    return rows[0];
+    return toRow(revoked ?? (await viaPrisma(() => this.db.prisma.apiToken.findUniqueOrThrow({ where: { id }, select: SELECT }))));
   }
 }

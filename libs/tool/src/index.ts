@@ -5,7 +5,7 @@ export * from './tool.module';
 export * from './approval/approval.types';
 export { BOOTSTRAP_FILES, conversationFileReason } from './approval/conversation-files';
 export { ApprovalService } from './approval/approval.service';
-export { AuditRepository } from './audit/audit.repository';
+export { AuditService } from './audit/audit.service';
 export { WebSearchTool } from './tools/web-search.tool';
 export type { AuditEntry, AuditRecord } from './audit/audit.repository';
 export * from './hooks/hook.types';

@@ -1,8 +1,7 @@
 import { Command } from 'commander';
-import { CronService, JobOutputPort, ScheduledJobRepository, SchedulerClock } from '@nestclaw/agent';
-import { DatabaseNotifications } from '@nestclaw/db';
+import { CronService } from '@nestclaw/agent';
 import { dim, finish, messageOf, note, out, red } from '../cli-output';
-import { withDatabase } from './pairing.context';
+import { withServices } from './pairing.context';
 
 /**
  * The owner's view of scheduled jobs; works whether the gateway runs or not (a running gateway is
@@ -10,9 +9,7 @@ import { withDatabase } from './pairing.context';
  */
 async function withCron(fn: (cron: CronService) => Promise<void>): Promise<void> {
   try {
-    await withDatabase((db, config) =>
-      fn(new CronService(config, new ScheduledJobRepository(db), new SchedulerClock(), new JobOutputPort(), new DatabaseNotifications(db))),
-    );
+    await withServices((app) => fn(app.get(CronService)));
     finish(0);
   } catch (e) {
     note(red(`✖ ${messageOf(e)}`));

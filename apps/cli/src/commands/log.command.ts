@@ -3,7 +3,7 @@ import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { ConversationLogService } from '@nestclaw/channel';
 import { finish, messageOf, note, red } from '../cli-output';
-import { withDatabase } from './pairing.context';
+import { withServices } from './pairing.context';
 
 const instant = (s: string) => {
   const d = new Date(s);
@@ -26,8 +26,8 @@ export function logCommand(): Command {
         const to = opts.to ? instant(opts.to) : new Date(Date.now() + 1000);
         const sink = opts.out ? createWriteStream(opts.out) : process.stdout;
         let n = 0;
-        await withDatabase(async (db) => {
-          for await (const entry of ConversationLogService.forDatabase(db).export(from, to)) {
+        await withServices(async (app) => {
+          for await (const entry of app.get(ConversationLogService).export(from, to)) {
             if (!sink.write(`${JSON.stringify(entry)}\n`)) await once(sink, 'drain');
             n++;
           }

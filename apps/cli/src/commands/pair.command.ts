@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { ApiPairingService, Scope, SCOPES } from '@nestclaw/security';
 import { finish, messageOf, note, out, red } from '../cli-output';
-import { withDatabase } from './pairing.context';
+import { withServices } from './pairing.context';
 
 /** `nestclaw pair`: a 6-digit code (5 minutes) a client trades for its own scoped token at POST /v1/pair. */
 export function pairCommand(): Command {
@@ -10,7 +10,7 @@ export function pairCommand(): Command {
     .addOption(new Option('-s, --scope <scope...>', 'scopes the token gets').choices([...SCOPES]).default(['chat']))
     .action(async (opts: { scope: Scope[] }) => {
       try {
-        const { code, expiresAt } = await withDatabase((_db, _config, app) => app.get(ApiPairingService).createCode(opts.scope));
+        const { code, expiresAt } = await withServices((app) => app.get(ApiPairingService).createCode(opts.scope));
         out(code);
         note(`valid until ${expiresAt.toISOString()} (5 minutes), once, for scopes: ${opts.scope.join(', ')}`);
         note('the client sends: POST /v1/pair {"code": "<code>", "name": "<its name>"}');

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { ChannelAccessService } from '@nestclaw/security';
 import { finish, messageOf, note, out, red } from '../cli-output';
-import { withDatabase } from './pairing.context';
+import { withServices } from './pairing.context';
 
 /** `nestclaw pairing list|approve`: strangers who asked a chat channel for access. */
 export function pairingCommand(): Command {
@@ -22,7 +22,7 @@ export function pairingCommand(): Command {
 
 async function run(fn: (access: ChannelAccessService) => Promise<number>): Promise<number> {
   try {
-    return await withDatabase((_db, _config, app) => fn(app.get(ChannelAccessService)));
+    return await withServices((app) => fn(app.get(ChannelAccessService)));
   } catch (e) {
     note(red(`✖ ${messageOf(e)}`));
     return 1;

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { PairedTokenService } from '@nestclaw/security';
 import { finish, messageOf, note, out, red } from '../cli-output';
-import { withDatabase } from './pairing.context';
+import { withServices } from './pairing.context';
 
 /** Adds `list` and `revoke` (paired client tokens) to the `token` command. */
 export function addTokenAdminCommands(token: Command): Command {
@@ -19,7 +19,7 @@ export function addTokenAdminCommands(token: Command): Command {
 
 async function run(fn: (tokens: PairedTokenService) => Promise<number>): Promise<number> {
   try {
-    return await withDatabase((_db, _config, app) => fn(app.get(PairedTokenService)));
+    return await withServices((app) => fn(app.get(PairedTokenService)));
   } catch (e) {
     note(red(`✖ ${messageOf(e)}`));
     return 1;

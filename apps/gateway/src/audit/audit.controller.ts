@@ -1,6 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { z } from 'zod';
-import { AuditRepository } from '@nestclaw/tool';
+import { AuditService } from '@nestclaw/tool';
 import { RequireScope } from '../auth/require-scope.decorator';
 import { ZodPipe } from '../http/zod-validation.pipe';
 
@@ -14,7 +14,7 @@ const query = z.object({
 @Controller('v1/audit')
 @RequireScope('admin')
 export class AuditController {
-  constructor(private readonly audit: AuditRepository) {}
+  constructor(private readonly audit: AuditService) {}
 
   @Get()
   async list(@Query(new ZodPipe(query)) q: z.output<typeof query>) {

@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
 import { ConfigService } from '@nestclaw/config';
 import { setAgentBudget, setAgentSpend } from '@nestclaw/observability';
-import { UsageRepository } from '@nestclaw/provider';
+import { UsageService } from '@nestclaw/provider';
 
 /**
  * Reads each agent's spend for the UTC day and month from the llm_calls ledger every minute:
@@ -16,7 +16,7 @@ export class SpendService implements OnApplicationBootstrap {
 
   constructor(
     private readonly config: ConfigService,
-    private readonly usage: UsageRepository,
+    private readonly usage: UsageService,
   ) {}
 
   onApplicationBootstrap(): Promise<void> {

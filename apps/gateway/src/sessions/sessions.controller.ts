@@ -1,7 +1,7 @@
 import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { z } from 'zod';
 import { NestclawError } from '@nestclaw/common';
-import { AgentService, SESSION_ID_PATTERN, SessionRepository } from '@nestclaw/agent';
+import { AgentService, SESSION_ID_PATTERN, SessionsService } from '@nestclaw/agent';
 import { RequireScope } from '../auth/require-scope.decorator';
 import { ZodPipe } from '../http/zod-validation.pipe';
 
@@ -18,23 +18,20 @@ const messagesQuery = z.object({
 @Controller('v1/sessions')
 export class SessionsController {
   constructor(
-    private readonly sessions: SessionRepository,
+    private readonly sessions: SessionsService,
     private readonly agent: AgentService,
   ) {}
 
   /** Most recently active first; page with `?before=<updatedAt of the last one>`. */
   @Get()
   async list(@Query(new ZodPipe(listQuery)) q: z.output<typeof listQuery>) {
-    return { sessions: await this.sessions.listRecent(q.limit, q.before ? new Date(q.before) : undefined) };
+    return { sessions: await this.sessions.list(q.limit, q.before ? new Date(q.before) : undefined) };
   }
 
   /** The full transcript in order, including tool calls and results; page with `?after=<seq>`. */
   @Get(':sessionId/messages')
   async messages(@Param('sessionId') sessionId: string, @Query(new ZodPipe(messagesQuery)) q: z.output<typeof messagesQuery>) {
-    if (!SESSION_ID_PATTERN.test(sessionId) || !(await this.sessions.exists(sessionId))) {
-      throw new NestclawError('session_not_found', `Session "${sessionId}" does not exist`);
-    }
-    return { sessionId, messages: await this.sessions.listMessages(sessionId, q.after, q.limit) };
+    return { sessionId, messages: await this.sessions.transcript(sessionId, q.after, q.limit) };
   }
 
   /** Summarises the session's older messages now (after any turn already running in it). */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { PoolClient } from 'pg';
-import { DatabaseService } from '@nestclaw/db';
+import { DatabaseService, Prisma, viaPrisma } from '@nestclaw/db';
 import type { DeliveryTarget } from './job-output.port';
 import { MAX_DELIVERY_ATTEMPTS } from './job-output.repository';
 import type { Schedule } from './schedule';
@@ -41,6 +41,36 @@ const JOB_COLS = `id::text, agent_id AS "agentId", owner_id AS "ownerId", sessio
   deliver_to AS "deliverTo", enabled,
   next_run_at AS "nextRunAt", last_run_at AS "lastRunAt", created_at AS "createdAt"`;
 
+/** A job id as PostgreSQL prints a uuid; anything else names no job (the query is not even made). */
+const JOB_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+type JobRecord = Prisma.ScheduledJobGetPayload<object>;
+
+/** The shape JOB_COLS gives (same keys, same order, timestamps as Dates), from a Prisma row. */
+const toJob = (r: JobRecord): ScheduledJob =>
+  ({
+    id: r.id,
+    agentId: r.agentId,
+    ownerId: r.ownerId,
+    sessionId: r.sessionId,
+    schedule: r.schedule,
+    message: r.message,
+    deliverTo: r.deliverTo,
+    enabled: r.enabled,
+    nextRunAt: r.nextRunAt,
+    lastRunAt: r.lastRunAt,
+    createdAt: r.createdAt,
+  }) as unknown as ScheduledJob;
+
+/** Jobs visible to `ownerId` (undefined: the owner, who sees all), as a Prisma filter. */
+const visibleTo = (ownerId: string | undefined) => ({ kind: 'job', ...(ownerId === undefined ? {} : { ownerId }) });
+
+/**
+ * Scheduled jobs and their runs. People's CRUD (list, find, remove, run now, runs) goes through
+ * Prisma; raw pg stays where Prisma cannot go or the scheduler's loop runs: the capped insert (an
+ * advisory lock), the wake-up time, the claim of due jobs (FOR UPDATE SKIP LOCKED, ON CONFLICT) and
+ * the end of a run.
+ */
 @Injectable()
 export class ScheduledJobRepository {
   constructor(private readonly db: DatabaseService) {}
@@ -81,67 +111,60 @@ export class ScheduledJobRepository {
 
   /** Jobs visible to `ownerId` (undefined: the owner, who sees all). */
   async listVisibleTo(ownerId: string | undefined): Promise<ScheduledJob[]> {
-    const { rows } = await this.db.query<ScheduledJob>(
-      `SELECT ${JOB_COLS} FROM scheduled_jobs WHERE kind = 'job' AND ($1::text IS NULL OR owner_id = $1) ORDER BY created_at`,
-      [ownerId ?? null],
-    );
-    return rows;
+    const rows = await viaPrisma(() => this.db.prisma.scheduledJob.findMany({ where: visibleTo(ownerId), orderBy: { createdAt: 'asc' } }));
+    return rows.map(toJob);
   }
 
   async findVisible(id: string, ownerId: string | undefined): Promise<ScheduledJob | undefined> {
-    const { rows } = await this.db.query<ScheduledJob>(
-      `SELECT ${JOB_COLS} FROM scheduled_jobs WHERE kind = 'job' AND id::text = $1 AND ($2::text IS NULL OR owner_id = $2)`,
-      [id, ownerId ?? null],
-    );
-    return rows[0];
+    if (!JOB_ID.test(id)) return undefined;
+    const row = await viaPrisma(() => this.db.prisma.scheduledJob.findFirst({ where: { id, ...visibleTo(ownerId) } }));
+    return row ? toJob(row) : undefined;
   }
 
   async deleteVisible(id: string, ownerId: string | undefined): Promise<boolean> {
-    const { rowCount } = await this.db.query(
-      `DELETE FROM scheduled_jobs WHERE kind = 'job' AND id::text = $1 AND ($2::text IS NULL OR owner_id = $2)`,
-      [id, ownerId ?? null],
-    );
-    return (rowCount ?? 0) > 0;
+    if (!JOB_ID.test(id)) return false;
+    const { count } = await viaPrisma(() => this.db.prisma.scheduledJob.deleteMany({ where: { id, ...visibleTo(ownerId) } }));
+    return count > 0;
   }
 
   /** Jobs that run in a session (what the agent's cron tool may see and remove from inside it). */
   async listBySession(sessionId: string): Promise<ScheduledJob[]> {
-    const { rows } = await this.db.query<ScheduledJob>(
-      `SELECT ${JOB_COLS} FROM scheduled_jobs WHERE kind = 'job' AND session_id = $1 ORDER BY created_at`,
-      [sessionId],
+    const rows = await viaPrisma(() =>
+      this.db.prisma.scheduledJob.findMany({ where: { kind: 'job', sessionId }, orderBy: { createdAt: 'asc' } }),
     );
-    return rows;
+    return rows.map(toJob);
   }
 
   async deleteInSession(id: string, sessionId: string): Promise<boolean> {
-    const { rowCount } = await this.db.query(`DELETE FROM scheduled_jobs WHERE kind = 'job' AND id::text = $1 AND session_id = $2`, [
-      id,
-      sessionId,
-    ]);
-    return (rowCount ?? 0) > 0;
+    if (!JOB_ID.test(id)) return false;
+    const { count } = await viaPrisma(() => this.db.prisma.scheduledJob.deleteMany({ where: { id, kind: 'job', sessionId } }));
+    return count > 0;
   }
 
   /** The paired token that owns a session (null: the owner or a channel). */
   async sessionPrincipal(sessionId: string): Promise<string | null> {
-    const { rows } = await this.db.query<{ principal_id: string | null }>(`SELECT principal_id FROM sessions WHERE id = $1`, [sessionId]);
-    return rows[0]?.principal_id ?? null;
+    const row = await viaPrisma(() => this.db.prisma.session.findUnique({ where: { id: sessionId }, select: { principalId: true } }));
+    return row?.principalId ?? null;
   }
 
   /** Makes a job due now (`nestclaw cron run`): the gateway's next tick runs it once. */
   async makeDue(id: string, now: Date): Promise<boolean> {
-    const { rowCount } = await this.db.query(
-      `UPDATE scheduled_jobs SET next_run_at = $2, enabled = true WHERE kind = 'job' AND id::text = $1`,
-      [id, now],
+    if (!JOB_ID.test(id)) return false;
+    const { count } = await viaPrisma(() =>
+      this.db.prisma.scheduledJob.updateMany({ where: { id, kind: 'job' }, data: { nextRunAt: now, enabled: true } }),
     );
-    return (rowCount ?? 0) > 0;
+    return count > 0;
   }
 
   async runsOf(jobId: string): Promise<JobRun[]> {
-    const { rows } = await this.db.query<JobRun>(
-      `SELECT id::text, job_id::text AS "jobId", due_at AS "dueAt", status, session_id AS "sessionId", error FROM job_runs WHERE job_id = $1 ORDER BY due_at`,
-      [jobId],
+    const rows = await viaPrisma(() =>
+      this.db.prisma.jobRun.findMany({
+        where: { jobId },
+        orderBy: { dueAt: 'asc' },
+        select: { id: true, jobId: true, dueAt: true, status: true, sessionId: true, error: true },
+      }),
     );
-    return rows;
+    return rows.map((r) => ({ ...r, id: String(r.id), dueAt: r.dueAt as unknown as string, status: r.status as JobRun['status'] }));
   }
 
   /**

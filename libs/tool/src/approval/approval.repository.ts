@@ -1,68 +1,54 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { mapDatabaseError, DatabaseService } from '@nestclaw/db';
+import { DatabaseService, Prisma, viaPrisma } from '@nestclaw/db';
 import type { Approval, ApprovalStatus, NewApproval } from './approval.types';
 
-interface Row {
-  id: string;
-  session_id: string;
-  turn_id: string;
-  tool_call_id: string;
-  tool: string;
-  input: unknown;
-  match_key: string;
-  agent_id: string;
-  channel: string;
-  endpoint_id: string | null;
-  shapes_every_conversation: boolean;
-  reason: string | null;
-  owner_only: boolean;
-  status: ApprovalStatus;
-  requested_at: Date;
-  expires_at: Date;
-  decided_at: Date | null;
-  decided_by: string | null;
-}
+type Row = Prisma.ToolApprovalGetPayload<object>;
 
 const toApproval = (r: Row): Approval => ({
   id: r.id,
-  sessionId: r.session_id,
-  turnId: r.turn_id,
-  toolCallId: r.tool_call_id,
+  sessionId: r.sessionId,
+  turnId: r.turnId,
+  toolCallId: r.toolCallId,
   tool: r.tool,
   input: r.input,
-  matchKey: r.match_key,
-  agentId: r.agent_id,
+  matchKey: r.matchKey,
+  agentId: r.agentId,
   channel: r.channel,
-  endpointId: r.endpoint_id,
-  shapesEveryConversation: r.shapes_every_conversation,
+  endpointId: r.endpointId,
+  shapesEveryConversation: r.shapesEveryConversation,
   reason: r.reason,
-  ownerOnly: r.owner_only,
-  status: r.status,
-  requestedAt: r.requested_at.toISOString(),
-  expiresAt: r.expires_at.toISOString(),
-  decidedAt: r.decided_at?.toISOString() ?? null,
-  decidedBy: r.decided_by,
+  ownerOnly: r.ownerOnly,
+  status: r.status as ApprovalStatus,
+  requestedAt: r.requestedAt.toISOString(),
+  expiresAt: r.expiresAt.toISOString(),
+  decidedAt: r.decidedAt?.toISOString() ?? null,
+  decidedBy: r.decidedBy,
 });
 
-/** Approvals and remembered allow rules (tables tool_approvals, tool_allow_rules). */
+/** tool_approvals' columns under the names Prisma gives them, so raw rows and Prisma rows map alike. */
+const COLUMNS = `id, session_id AS "sessionId", turn_id AS "turnId", tool_call_id AS "toolCallId", tool, input, match_key AS "matchKey",
+  agent_id AS "agentId", channel, endpoint_id AS "endpointId", shapes_every_conversation AS "shapesEveryConversation", reason,
+  owner_only AS "ownerOnly", status, requested_at AS "requestedAt", expires_at AS "expiresAt", decided_at AS "decidedAt",
+  decided_by AS "decidedBy"`;
+
+/**
+ * Approvals and remembered allow rules (tables tool_approvals, tool_allow_rules). People's side goes
+ * through Prisma: listing, finding, deciding (one conditional UPDATE, `WHERE status = 'pending'`, so
+ * of two deciders exactly one wins) and remembering. Raw pg stays where a turn or the start-up is:
+ * asking (`create`) and `isRemembered` run in a turn's tool step, `pending` at every start; a Prisma
+ * query there would load Prisma's query compiler (a WebAssembly module, ~13 MB of RSS) into every
+ * gateway, used or not (docs/adr/0008-data-path.md).
+ */
 @Injectable()
 export class ApprovalRepository {
   constructor(private readonly db: DatabaseService) {}
 
-  private async q<T extends object>(sql: string, params: unknown[]): Promise<T[]> {
-    try {
-      return (await this.db.pool.query<T>(sql, params)).rows;
-    } catch (e) {
-      throw mapDatabaseError(e);
-    }
-  }
-
   async create(a: NewApproval, timeoutMs: number): Promise<Approval> {
-    const rows = await this.q<Row>(
+    const { rows } = await this.db.query<Row>(
       `INSERT INTO tool_approvals (id, session_id, turn_id, tool_call_id, tool, input, match_key, agent_id, channel, endpoint_id,
                                    shapes_every_conversation, reason, owner_only, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $12, $13, $14, now() + ($11::int * interval '1 millisecond')) RETURNING *`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $12, $13, $14, now() + ($11::int * interval '1 millisecond')) RETURNING ${COLUMNS}`,
       [
         randomUUID(),
         a.sessionId,
@@ -84,40 +70,39 @@ export class ApprovalRepository {
   }
 
   async findById(id: string): Promise<Approval | null> {
-    const rows = await this.q<Row>(`SELECT * FROM tool_approvals WHERE id = $1`, [id]);
-    return rows[0] ? toApproval(rows[0]) : null;
+    const row = await viaPrisma(() => this.db.prisma.toolApproval.findUnique({ where: { id } }));
+    return row ? toApproval(row) : null;
   }
 
   async listByStatus(status: ApprovalStatus | undefined, limit: number): Promise<Approval[]> {
-    const rows = await this.q<Row>(
-      `SELECT * FROM tool_approvals WHERE ($1::text IS NULL OR status = $1) ORDER BY requested_at DESC LIMIT $2`,
-      [status ?? null, limit],
+    const rows = await viaPrisma(() =>
+      this.db.prisma.toolApproval.findMany({ where: status ? { status } : {}, orderBy: { requestedAt: 'desc' }, take: limit }),
     );
     return rows.map(toApproval);
   }
 
   /** Moves a pending approval to its final status; null when it was no longer pending (lost the race). */
   async settle(id: string, status: Exclude<ApprovalStatus, 'pending'>, decidedBy: string): Promise<Approval | null> {
-    const rows = await this.q<Row>(
-      `UPDATE tool_approvals SET status = $2, decided_at = now(), decided_by = $3 WHERE id = $1 AND status = 'pending' RETURNING *`,
-      [id, status, decidedBy],
+    const [row] = await viaPrisma(() =>
+      this.db.prisma.toolApproval.updateManyAndReturn({
+        where: { id, status: 'pending' },
+        data: { status, decidedAt: new Date(), decidedBy },
+      }),
     );
-    return rows[0] ? toApproval(rows[0]) : null;
+    return row ? toApproval(row) : null;
   }
 
   async pending(): Promise<Approval[]> {
-    return (await this.q<Row>(`SELECT * FROM tool_approvals WHERE status = 'pending' ORDER BY requested_at`, [])).map(toApproval);
+    const { rows } = await this.db.query<Row>(`SELECT ${COLUMNS} FROM tool_approvals WHERE status = 'pending' ORDER BY requested_at`);
+    return rows.map(toApproval);
   }
 
   async remember(tool: string, matchKey: string, createdBy: string): Promise<void> {
-    await this.q(
-      `INSERT INTO tool_allow_rules (tool, match_key, created_by) VALUES ($1, $2, $3) ON CONFLICT (tool, match_key) DO NOTHING`,
-      [tool, matchKey, createdBy],
-    );
+    await viaPrisma(() => this.db.prisma.toolAllowRule.createMany({ data: [{ tool, matchKey, createdBy }], skipDuplicates: true }));
   }
 
   async isRemembered(tool: string, matchKey: string): Promise<boolean> {
-    const rows = await this.q<{ n: number }>(`SELECT 1 AS n FROM tool_allow_rules WHERE tool = $1 AND match_key = $2`, [tool, matchKey]);
-    return rows.length > 0;
+    const { rowCount } = await this.db.query(`SELECT 1 FROM tool_allow_rules WHERE tool = $1 AND match_key = $2`, [tool, matchKey]);
+    return (rowCount ?? 0) > 0;
   }
 }

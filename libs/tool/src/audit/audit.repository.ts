@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DatabaseService } from '@nestclaw/db';
+import { DatabaseService, viaPrisma } from '@nestclaw/db';
 
 export interface AuditEntry {
   /** "owner", a token id, "agent:<id>" or "system". */
@@ -18,7 +18,11 @@ export interface AuditRecord extends AuditEntry {
   createdAt: string;
 }
 
-/** The append-only audit trail of tool executions and approval requests and decisions. */
+/**
+ * The append-only audit trail of tool executions and approval requests and decisions. Writing stays
+ * raw pg (a turn's tool step writes it: no Prisma query compiler on the turn path); the admin API's
+ * pages are read through Prisma.
+ */
 @Injectable()
 export class AuditRepository {
   private readonly logger = new Logger('Audit');
@@ -47,31 +51,23 @@ export class AuditRepository {
 
   /** Newest first; page with `before` = the last id seen. */
   async page(limit: number, before?: number, action?: string): Promise<AuditRecord[]> {
-    const { rows } = await this.db.pool.query<{
-      id: string;
-      created_at: Date;
-      actor: string;
-      action: string;
-      target: string;
-      outcome: string;
-      duration_ms: number | null;
-      session_id: string | null;
-      detail: Record<string, unknown> | null;
-    }>(`SELECT * FROM audit_log WHERE ($1::bigint IS NULL OR id < $1) AND ($2::text IS NULL OR action = $2) ORDER BY id DESC LIMIT $3`, [
-      before ?? null,
-      action ?? null,
-      limit,
-    ]);
+    const rows = await viaPrisma(() =>
+      this.db.prisma.auditLog.findMany({
+        where: { ...(before === undefined ? {} : { id: { lt: BigInt(before) } }), ...(action === undefined ? {} : { action }) },
+        orderBy: { id: 'desc' },
+        take: limit,
+      }),
+    );
     return rows.map((r) => ({
       id: Number(r.id),
-      createdAt: r.created_at.toISOString(),
+      createdAt: r.createdAt.toISOString(),
       actor: r.actor,
       action: r.action,
       target: r.target,
       outcome: r.outcome,
-      durationMs: r.duration_ms ?? undefined,
-      sessionId: r.session_id ?? undefined,
-      detail: r.detail ?? undefined,
+      durationMs: r.durationMs ?? undefined,
+      sessionId: r.sessionId ?? undefined,
+      detail: (r.detail as Record<string, unknown> | null) ?? undefined,
     }));
   }
 }

@@ -1,0 +1,24 @@
+import { Injectable } from '@nestjs/common';
+import { NestclawError } from '@nestclaw/common';
+import { SESSION_ID_PATTERN } from './session-key';
+import { SessionRepository } from './session.repository';
+import type { SessionSummary, StoredMessage } from './session.types';
+
+/** Sessions as the admin API reads them: the most recent ones and a transcript page. */
+@Injectable()
+export class SessionsService {
+  constructor(private readonly sessions: SessionRepository) {}
+
+  /** Most recently active first; page with `before` = the updatedAt of the last one. */
+  list(limit: number, before?: Date): Promise<SessionSummary[]> {
+    return this.sessions.listRecent(limit, before);
+  }
+
+  /** The transcript in order after `afterSeq`; `session_not_found` when there is no such session. */
+  async transcript(sessionId: string, afterSeq: number, limit: number): Promise<StoredMessage[]> {
+    if (!SESSION_ID_PATTERN.test(sessionId) || !(await this.sessions.exists(sessionId))) {
+      throw new NestclawError('session_not_found', `Session "${sessionId}" does not exist`);
+    }
+    return this.sessions.listMessages(sessionId, afterSeq, limit);
+  }
+}
