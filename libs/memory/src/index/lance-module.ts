@@ -5,7 +5,7 @@ let loaded: typeof LanceDb | undefined;
 
 /**
  * LanceDB's native module, loaded on first use: a search with something indexed or an index write,
- * never at start-up. Loaded, it and apache-arrow hold ~60 MB of RSS (its 180 MB library's touched
+ * never at start-up. Loaded, it and apache-arrow held ~46 MB of the idle gateway's RSS (its 180 MB library's touched
  * pages, the Arrow and LanceDB JavaScript), which a gateway that has not used memory yet should not.
  *
  * LanceDB's Rust logger reads LANCEDB_LOG once, when the native module loads, and warns on stderr
