@@ -13,6 +13,8 @@
  * machine is shared, so absolute times say little and the ratio is the comparable figure.
  * Each is run `--runs N` times (default 3, fresh home each time) and the median reported, against
  * the targets of issue 10 (first start ≤ 3 s, total memory ≤ 200 MB).
+ * `--launchers before=/path/a/bin/nestclaw.js,after=bin/nestclaw.js` compares builds (each an install
+ * folder with its own dist/) in the same run, interleaved like the engines.
  */
 import { ChildProcess, fork, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -40,6 +42,7 @@ const { values: argv } = parseArgs({
      * postgres://postgres@127.0.0.1:5432/postgres), the reference (its RSS is the gateway's alone).
      */
     engines: { type: 'string', default: 'auto,pglite,server' },
+    launchers: { type: 'string', default: '' },
     // An engine may end in `:on` or `:off` to force `database.synchronous_commit` (e.g. `auto:on,auto:off`, docs/adr/0001).
   },
   strict: false,
@@ -47,6 +50,13 @@ const { values: argv } = parseArgs({
 const RUNS = Number(argv.runs);
 const TURNS = Number(argv.turns);
 const ENGINES = String(argv.engines).split(',');
+/** label → launcher; one unlabelled entry (the default) keeps the report as it was. */
+const LAUNCHERS: [string, string][] = argv.launchers
+  ? String(argv.launchers)
+      .split(',')
+      .map((l) => l.split('=') as [string, string])
+      .map(([label, path]) => [label, resolve(path)])
+  : [['', LAUNCHER]];
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -59,11 +69,11 @@ interface Started {
   ms: number;
 }
 
-function startGateway(env: NodeJS.ProcessEnv): Promise<Started> {
+function startGateway(env: NodeJS.ProcessEnv, launcher: string): Promise<Started> {
   const t0 = performance.now();
   // As `npm start` runs it (package.json); NESTCLAW_BENCH_GATEWAY_FLAGS replaces the Node flags to try others.
   const flags = process.env.NESTCLAW_BENCH_GATEWAY_FLAGS?.split(' ').filter(Boolean) ?? GATEWAY_NODE_FLAGS;
-  const child = spawn(process.execPath, [...flags, LAUNCHER, 'start', '--port', '0'], {
+  const child = spawn(process.execPath, [...flags, launcher, 'start', '--port', '0'], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -191,12 +201,14 @@ async function main(): Promise<void> {
   try {
     // Engines interleaved run by run, so a busy moment of the machine hits each alike.
     for (let run = 0; run < RUNS; run++) {
-      for (const engine of ENGINES) {
-        const rows = results.get(engine) ?? [];
-        results.set(engine, rows);
-        loads.push(loadavg()[0]);
-        await measure(engine, run, llm.url, rows);
-      }
+      for (const [label, launcher] of LAUNCHERS)
+        for (const engine of ENGINES) {
+          const key = label ? `${label} ${engine}` : engine;
+          const rows = results.get(key) ?? [];
+          results.set(key, rows);
+          loads.push(loadavg()[0]);
+          await measure(engine, run, llm.url, rows, launcher, key);
+        }
     }
   } finally {
     llm.child.kill();
@@ -221,19 +233,24 @@ async function main(): Promise<void> {
       turnMs: median(rows.map((r) => r.turnMs)),
     };
   };
-  const server = results.has('server') ? summary(results.get('server')!) : undefined;
+  const serverOf = (key: string) => {
+    const label = key.split(' ').slice(0, -1).join(' ');
+    const rows = results.get(label ? `${label} server` : 'server');
+    return rows ? summary(rows) : undefined;
+  };
   process.stdout.write(
     `\nload average during the runs: ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} on ${cpus().length} cores\n`,
   );
-  for (const [engine, rows] of results) {
+  for (const [key, rows] of results) {
     const m = summary(rows);
-    const vs = engine === 'server' ? undefined : server;
+    const engine = key.split(' ').pop()!;
+    const vs = engine === 'server' ? undefined : serverOf(key);
     process.stdout.write(
       [
         '',
         engine === 'server'
-          ? `PostgreSQL server (reference, median of ${rows.length} runs)`
-          : `embedded database, engine ${engine} (median of ${rows.length} runs)`,
+          ? `${key.replace(/server$/, '')}PostgreSQL server (reference, median of ${rows.length} runs)`
+          : `${key.replace(/\S+$/, '')}embedded database, engine ${engine} (median of ${rows.length} runs)`,
         `  first start (to /health/ready 200)   ${m.first} ms${ratio(m.first, vs?.first)}${engine === 'server' ? '' : `   target ≤ ${TARGETS.firstStartMs} ms${verdict(m.first <= TARGETS.firstStartMs)}`}`,
         `  second start                         ${m.second} ms${ratio(m.second, vs?.second)}`,
         `  total memory idle (distinct pages)   ${mb(m.idle)}${ratio(m.idle, vs?.idle)}`,
@@ -248,7 +265,7 @@ async function main(): Promise<void> {
   }
 }
 
-async function measure(spec: string, run: number, llmUrl: string, rows: Row[]): Promise<void> {
+async function measure(spec: string, run: number, llmUrl: string, rows: Row[], launcher: string, key: string): Promise<void> {
   const [engine, synchronousCommit] = spec.split(':');
   const home = mkdtempSync(join(tmpdir(), 'nestclaw-bench-embedded-'));
   // NESTCLAW_BENCH_CONFIG: extra YAML lines, to see what a setting costs (e.g. `memory: { enabled: false }`).
@@ -266,9 +283,9 @@ async function measure(spec: string, run: number, llmUrl: string, rows: Row[]): 
     NESTCLAW_MODEL: 'bench-model',
   };
   try {
-    const first = await startGateway(env);
+    const first = await startGateway(env, launcher);
     await stop(first.child);
-    const second = await startGateway(env);
+    const second = await startGateway(env, launcher);
     await sleep(1000);
     const idle = treeMemory(second.child.pid!);
     const t0 = performance.now();
@@ -281,7 +298,7 @@ async function measure(spec: string, run: number, llmUrl: string, rows: Row[]): 
     await stop(second.child);
     rows.push({ first: first.ms, second: second.ms, idle, afterTurns, turnMs });
     process.stdout.write(
-      `${spec} run ${run + 1} (load ${loadavg()[0].toFixed(1)}): first start ${first.ms.toFixed(0)} ms, second ${second.ms.toFixed(0)} ms, ` +
+      `${key} run ${run + 1} (load ${loadavg()[0].toFixed(1)}): first start ${first.ms.toFixed(0)} ms, second ${second.ms.toFixed(0)} ms, ` +
         `${turnMs.toFixed(2)} ms per turn, memory idle ${mb(idle.distinctMb)}, after ${TURNS} turns ${mb(afterTurns.distinctMb)} distinct / ${afterTurns.rssMb} MB summed RSS ` +
         `(${afterTurns.perProcessRssMb.join(' + ')}) / ${afterTurns.pssMb} MB PSS` +
         (retried ? `; ${retried} turn(s) got 503 database_unavailable and were retried` : '') +

@@ -9,7 +9,7 @@ export { ReindexService } from './index/reindex.service';
 export type { ReindexProgress } from './index/reindex.service';
 export { MemoryStatusService } from './memory-status.service';
 export type { MemoryStatus, PersonMemoryStatus } from './memory-status.service';
-export { IndexWorker } from './queue/index.worker';
+export { IndexWorker } from './index/index.worker';
 export { MEMORY_EMBEDDER_OVERRIDE } from './embedding/memory-embedder';
 export type { ActiveEmbedder } from './embedding/memory-embedder';
 export { OWNER_SCOPE, personOf, tokenScope } from './scope/person-scope';

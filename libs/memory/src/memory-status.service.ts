@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { observeMemoryIndex } from '@nestclaw/observability';
 import { IndexState, IndexStateReader } from './index/index-state';
 import { IndexQueueRepository, ParkedEntry } from './queue/index-queue.repository';
-import { IndexWorker } from './queue/index.worker';
+import { IndexWorker } from './index/index.worker';
 import { TurnMemoryService } from './recall/turn-memory.service';
 import { MemoryRepository } from './store/memory.repository';
 

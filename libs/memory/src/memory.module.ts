@@ -6,16 +6,17 @@ import { ProviderModule } from '@nestclaw/provider';
 import { ToolModule, ToolRegistry } from '@nestclaw/tool';
 import { EmbeddingCacheRepository } from './embedding/embedding-cache.repository';
 import { MemoryEmbedder } from './embedding/memory-embedder';
+import { IndexEntryApplier } from './index/index-entry.applier';
 import { IndexRowBuilder } from './index/index-rows';
+import { IndexStateReader } from './index/index-state';
+import { IndexWorker } from './index/index.worker';
 import { LanceIndex } from './index/lance.index';
 import { ReindexService } from './index/reindex.service';
 import { MemoryStatusService } from './memory-status.service';
 import { MemoryStoreService } from './memory-store.service';
 import { MemoryStore, TurnMemory } from './memory.port';
 import { IndexQueueRepository } from './queue/index-queue.repository';
-import { IndexWorker } from './queue/index.worker';
-import { IndexEntryApplier } from './queue/index-entry.applier';
-import { IndexStateReader } from './index/index-state';
+import { IndexQueueSignal } from './queue/index-queue.signal';
 import { RecallService } from './recall/recall.service';
 import { TurnMemoryService } from './recall/turn-memory.service';
 import { WorkspaceFilesSource } from './sources/workspace-files.source';
@@ -73,6 +74,7 @@ const providers = [
   MemoryStoreService,
   { provide: MemoryStore, useExisting: MemoryStoreService },
   { provide: TurnMemory, useExisting: TurnMemoryService },
+  { provide: IndexQueueSignal, useExisting: IndexWorker },
   MemoryLifecycle,
 ];
 

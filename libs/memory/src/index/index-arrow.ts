@@ -1,17 +1,9 @@
-import {
-  Data,
-  Field,
-  FixedSizeList,
-  Float32,
-  Int64,
-  makeData,
-  RecordBatch,
-  Schema,
-  Struct,
-  Table as ArrowTable,
-  Utf8,
-  vectorFromArray,
-} from 'apache-arrow';
+import type * as Arrow from 'apache-arrow';
+import type { Data, Field, FixedSizeList, Float32, Schema, Table as ArrowTable } from 'apache-arrow';
+
+/** apache-arrow loads with LanceDB, on the first index write (lance-module.ts), not at start-up. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const arrow = () => require('apache-arrow') as typeof Arrow;
 
 /** One chunk in the derived index: what search needs, nothing a result shows. */
 export interface IndexRow {
@@ -30,6 +22,7 @@ export interface IndexRow {
  * a recall returns, in the same query that drops forgotten and superseded memories.
  */
 export function schemaFor(dims: number | null): Schema {
+  const { Field, FixedSizeList, Float32, Int64, Schema, Utf8 } = arrow();
   const fields: Field[] = [
     new Field('chunk_id', new Int64()),
     new Field('memory_id', new Utf8()),
@@ -46,6 +39,7 @@ export function schemaFor(dims: number | null): Schema {
  * with number[] vectors cost ~0.2 ms a row here, which made a 100k rebuild take minutes.
  */
 export function toArrow(rows: IndexRow[], dims: number | null): ArrowTable {
+  const { Float32, Int64, makeData, RecordBatch, Struct, Table, Utf8, vectorFromArray } = arrow();
   const schema = schemaFor(dims);
   const n = rows.length;
   const text = (pick: (r: IndexRow) => string) => vectorFromArray(rows.map(pick), new Utf8()).data[0];
@@ -71,5 +65,5 @@ export function toArrow(rows: IndexRow[], dims: number | null): ArrowTable {
     children.push(makeData({ type, length: n, nullCount: nulls, nullBitmap: valid, child }));
   }
   const struct = makeData({ type: new Struct(schema.fields), length: n, nullCount: 0, children });
-  return new ArrowTable(schema, [new RecordBatch(schema, struct)]);
+  return new Table(schema, [new RecordBatch(schema, struct)]);
 }

@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { TOKENIZER_VERSION } from '../text/tokenizer';
 
 /**
@@ -32,4 +34,18 @@ export function sameVersion(a: IndexVersion, b: IndexVersion): boolean {
 
 export function describeVersion(v: IndexVersion): string {
   return `schema ${v.schema}, tokenizer ${v.tokenizer}, ${v.embedding ? `embeddings ${v.embedding}` : 'keyword-only'}`;
+}
+
+/**
+ * The build `dir`'s index-version.json names, if it can serve: undefined when there is none, it has
+ * another row layout, or its table is gone (a rebuild follows; keyword recall runs on Postgres
+ * meanwhile). Reads files only: LanceDB is not loaded. Throws on an unreadable file.
+ */
+export function readStoredVersion(dir: string): StoredIndexVersion | undefined {
+  const file = join(dir, 'index-version.json');
+  if (!existsSync(file)) return undefined;
+  const stored = JSON.parse(readFileSync(file, 'utf8')) as StoredIndexVersion;
+  if (stored.schema !== INDEX_SCHEMA_VERSION) return undefined;
+  // A local LanceDB table is the folder <name>.lance.
+  return existsSync(join(dir, `${stored.table}.lance`)) ? stored : undefined;
 }

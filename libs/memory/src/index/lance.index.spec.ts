@@ -66,6 +66,10 @@ describe('LanceIndex (real LanceDB in a temporary directory)', () => {
     await index.onApplicationShutdown();
     index = new LanceIndex();
     await index.open(dir);
+    // Opening reads index-version.json only; the first search loads LanceDB and the keyword index.
+    expect(index.ready).toBe(true);
+    expect(keyword(index, 'n14')).toEqual([]);
+    await index.load();
     expect(keyword(index, 'n14')).toEqual(['14']);
     await index.optimize();
     expect(await index.rowCount()).toBe(15);

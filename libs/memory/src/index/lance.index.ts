@@ -1,14 +1,14 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import './lance-log-level';
-import { Connection, connect, Session, Table } from '@lancedb/lancedb';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import type { Connection, Table } from '@lancedb/lancedb';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { heapHeadroomWarning } from './heap-headroom';
-import { INDEX_SCHEMA_VERSION, IndexVersion, StoredIndexVersion } from './index-version';
+import { IndexVersion, readStoredVersion, StoredIndexVersion } from './index-version';
 import { IndexRow, schemaFor, toArrow } from './index-arrow';
 import { KeywordHit, KeywordIndex } from './keyword.index';
 import { fragmentsHolding, memoryFilter, rewriteFragments } from './lance-erase';
-import { createScalarIndices, ensureVectorIndex, hasScalarIndices, loadKeywords, unindexedRows } from './lance-tables';
+import { openConnection } from './lance-module';
+import { createScalarIndices, ensureVectorIndex, hasScalarIndices, loadKeywords, nearestRows, unindexedRows } from './lance-tables';
 
 /** Rows added between two optimize passes (which fold new rows into the scalar and vector indices). */
 const OPTIMIZE_AFTER_ROWS = 5_000;
@@ -25,32 +25,19 @@ const CLEANUP_GRACE_MS = 10_000;
 const CLOSE_GRACE_MS = 10_000;
 
 /**
- * LanceDB's caches default to 6 GB of index and 1 GB of metadata per process. The RaBitQ vector
- * index and the scalar indices of 100k chunks fit in these (the vector codes are ~13 MB); past them
- * pages are re-read from the OS page cache. At 100k chunks, 16/8 MB instead of 48/16 MB kept
- * ~20 MB less RSS with the same latency.
- */
-const INDEX_CACHE_BYTES = 16n << 20n;
-const METADATA_CACHE_BYTES = 8n << 20n;
-/**
- * IVF partitions searched per query (of √rows / 2), LanceDB's default. 8 answered ~1 ms sooner at
- * 100k chunks, but hybrid MRR on the evaluation set then varied from 0.893 to 0.941 between builds
- * (k-means differs per build); at 20 it stayed at or above keyword-only.
- */
-const VECTOR_NPROBES = 20;
-
-const quote = (s: string) => `'${s.replace(/'/g, "''")}'`;
-
-/**
  * The derived hybrid index: one LanceDB table of chunks (the shared tokenizer's terms and an
  * optional vector column) under `memory.index_dir`, plus `index-version.json` naming the table
  * and what it was built with; vector search runs in LanceDB, BM25 in the in-memory KeywordIndex
  * loaded from the terms column. Holds no truth: anything here can be rebuilt from Postgres.
+ * LanceDB itself loads on first use (`load`: the first search or write), not when the index is opened.
  */
 @Injectable()
 export class LanceIndex implements OnApplicationShutdown {
   private readonly logger = new Logger('MemoryIndex');
   private db: Connection | undefined;
+  private connecting: Promise<Connection> | undefined;
+  /** The stored build being opened (`load`). */
+  private loading: Promise<void> | undefined;
   private dir = '';
   private table: Table | undefined;
   private keywords = new KeywordIndex();
@@ -62,41 +49,67 @@ export class LanceIndex implements OnApplicationShutdown {
   /** Set after an erase: the cleanup that removes the old versions' files once their grace has passed. */
   private purgeTimer: NodeJS.Timeout | undefined;
 
+  /**
+   * At start-up: which build is on disk (index-version.json), without loading LanceDB; `load` opens
+   * it when a search or write first needs it. Undefined when there is none to serve (a rebuild follows).
+   */
   async open(dir: string): Promise<StoredIndexVersion | undefined> {
     this.dir = dir;
     mkdirSync(dir, { recursive: true });
-    this.db = await openConnection(dir);
-    const file = join(dir, 'index-version.json');
-    if (!existsSync(file)) return undefined;
     try {
-      const stored = JSON.parse(readFileSync(file, 'utf8')) as StoredIndexVersion;
-      // Another row layout: rebuild; keyword recall runs on Postgres meanwhile.
-      if (stored.schema !== INDEX_SCHEMA_VERSION) return undefined;
-      if (!(await this.db.tableNames()).includes(stored.table)) return undefined;
-      const table = await this.db.openTable(stored.table);
-      this.keywords = await loadKeywords(table);
-      this.warnIfHeapTight();
-      this.table = table;
-      this.stored = stored;
-      // Rows written after the last optimize before a stop are folded in by the next idle pass.
-      this.sinceOptimize = await unindexedRows(table);
-      return stored;
+      this.stored = readStoredVersion(dir);
+      return this.stored;
     } catch (e) {
       this.logger.warn(`the memory index at ${dir} cannot be opened (${(e as Error).message}); it will be rebuilt`);
       return undefined;
     }
   }
 
+  /**
+   * Opens the stored build, if not yet: LanceDB, the table, and the keyword index from its terms
+   * column. Recall awaits it before searching, writes before writing. A build that cannot be
+   * opened is dropped (not `ready`: recall falls back to Postgres) and rebuilt by the next check.
+   */
+  load(): Promise<void> {
+    const stored = this.stored;
+    if (this.table || !stored) return Promise.resolve();
+    return (this.loading ??= this.loadStored(stored).finally(() => (this.loading = undefined)));
+  }
+
+  private async loadStored(stored: StoredIndexVersion): Promise<void> {
+    try {
+      const table = await (await this.connection()).openTable(stored.table);
+      const keywords = await loadKeywords(table);
+      // Rows written after the last optimize before a stop are folded in by the next idle pass.
+      const unindexed = await unindexedRows(table);
+      // A build that finished meanwhile serves instead.
+      if (this.stored !== stored) return table.close();
+      this.table = table;
+      this.keywords = keywords;
+      this.sinceOptimize = unindexed;
+      this.warnIfHeapTight();
+    } catch (e) {
+      this.logger.warn(`the memory index at ${this.dir} cannot be opened (${(e as Error).message}); it will be rebuilt`);
+      if (this.stored === stored) this.stored = undefined;
+    }
+  }
+
+  private connection(): Promise<Connection> {
+    if (this.db) return Promise.resolve(this.db);
+    return (this.connecting ??= openConnection(this.dir).then((db) => (this.db = db)));
+  }
+
   get version(): StoredIndexVersion | undefined {
     return this.stored;
   }
 
-  /** Serving searches (an index exists, even if an older version is being replaced). */
+  /** Serving searches (an index exists, even if an older version is being replaced); `load` before searching. */
   get ready(): boolean {
-    return !!this.table;
+    return !!this.stored;
   }
 
   async rowCount(): Promise<number> {
+    await this.load();
     return this.table ? this.table.countRows() : 0;
   }
 
@@ -108,18 +121,10 @@ export class LanceIndex implements OnApplicationShutdown {
 
   /** Cosine top-N (ids; recall reads the text of the winners from Postgres); empty when this build has no vectors. */
   async vector(scope: string, agentId: string, vector: number[], limit: number): Promise<KeywordHit[]> {
+    await this.load();
     if (!this.table || !this.stored?.dims) return [];
     if (vector.length !== this.stored.dims) throw new Error(`query vector has ${vector.length} dimensions, the index ${this.stored.dims}`);
-    const rows = await this.table
-      .vectorSearch(vector)
-      .distanceType('cosine')
-      // Prefilter (LanceDB's default): the person's and agent's rows are selected through the bitmap indices before the nearest are taken.
-      .where(`scope = ${quote(scope)} AND agent_id = ${quote(agentId)}`)
-      .nprobes(VECTOR_NPROBES)
-      .select(['chunk_id', 'memory_id', '_distance'])
-      .limit(limit)
-      .toArray();
-    return (rows as { chunk_id: bigint; memory_id: string }[]).map((r) => ({ chunkId: String(r.chunk_id), memoryId: r.memory_id }));
+    return nearestRows(this.table, scope, agentId, vector, limit);
   }
 
   /**
@@ -128,6 +133,7 @@ export class LanceIndex implements OnApplicationShutdown {
    */
   apply(memoryIds: string[], rows: IndexRow[]): Promise<void> {
     return this.serialize(async () => {
+      await this.load();
       const table = this.table;
       if (!table) throw new Error('the memory index is not open');
       // A delete scans the table; memories the index has never seen (most of an ingest) need none.
@@ -181,13 +187,13 @@ export class LanceIndex implements OnApplicationShutdown {
     if (!this.building) await this.reconnect();
   }
 
-  /** A fresh connection and table handle (see OPTIMIZE_AFTER_WRITES); the old ones close once their queries are done. */
   /** After the keyword index is loaded or rebuilt: it lives in the JavaScript heap. */
   private warnIfHeapTight(): void {
     const warning = heapHeadroomWarning(this.keywords.size);
     if (warning) this.logger.warn(warning);
   }
 
+  /** A fresh connection and table handle (see OPTIMIZE_AFTER_WRITES); the old ones close once their queries are done. */
   private async reconnect(): Promise<void> {
     const name = this.stored?.table;
     if (!name) return;
@@ -207,8 +213,8 @@ export class LanceIndex implements OnApplicationShutdown {
    * searches over and drops the old table.
    */
   async startBuild(dims: number | null): Promise<IndexBuild> {
-    const db = this.db;
-    if (!db) throw new Error('the memory index is not open');
+    if (!this.dir) throw new Error('the memory index is not open');
+    const db = await this.connection();
     const name = `chunks_${Date.now()}`;
     const table = await db.createEmptyTable(name, schemaFor(dims), { mode: 'overwrite' });
     const keywords = new KeywordIndex();
@@ -236,7 +242,7 @@ export class LanceIndex implements OnApplicationShutdown {
           this.sinceOptimize = 0;
           this.writesSinceOptimize = 0;
           if (old && old !== name) await db.dropTable(old).catch(() => undefined);
-          await this.dropStrays(name);
+          await this.dropStrays(db, name);
           // The connection that wrote the build holds memory for every version it made.
           await this.reconnect();
           this.warnIfHeapTight();
@@ -249,9 +255,8 @@ export class LanceIndex implements OnApplicationShutdown {
   }
 
   /** Tables left by builds that never finished (a crash mid-rebuild). */
-  private async dropStrays(keep: string): Promise<void> {
-    for (const t of await this.db!.tableNames())
-      if (t !== keep && t.startsWith('chunks_')) await this.db!.dropTable(t).catch(() => undefined);
+  private async dropStrays(db: Connection, keep: string): Promise<void> {
+    for (const t of await db.tableNames()) if (t !== keep && t.startsWith('chunks_')) await db.dropTable(t).catch(() => undefined);
   }
 
   private serialize<T>(fn: () => Promise<T>): Promise<T> {
@@ -268,7 +273,7 @@ export class LanceIndex implements OnApplicationShutdown {
 
   /** After the worker stopped (IndexWorker.beforeApplicationShutdown): queued writes finish before the native handles close. */
   async onApplicationShutdown(): Promise<void> {
-    await Promise.race([this.writes, new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
+    await Promise.race([Promise.all([this.writes, this.loading]), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
     if (this.purgeTimer) {
       // Searches have stopped: an erase still waiting for its cleanup gets it now, without the grace.
       clearTimeout(this.purgeTimer);
@@ -280,10 +285,6 @@ export class LanceIndex implements OnApplicationShutdown {
     this.table?.close();
     this.db?.close();
   }
-}
-
-function openConnection(dir: string): Promise<Connection> {
-  return connect(dir, {}, new Session(INDEX_CACHE_BYTES, METADATA_CACHE_BYTES));
 }
 
 export interface IndexBuild {

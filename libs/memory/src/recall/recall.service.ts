@@ -86,6 +86,8 @@ export class RecallService {
     const requested = q.mode ?? cfg.recall.mode;
     const n = Math.max(cfg.fusion.candidates, q.topK * 2);
     const terms = queryTerms(q.query);
+    // The first search after start-up opens the index (LanceDB is not loaded before).
+    await this.index.load();
     if (!this.index.ready) return this.degraded(q, terms, n, requested);
     let fallback: string | undefined;
     const wantVector = requested !== 'keyword';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { observeStatements } from '@nestclaw/db';
 import { IntDatabase, openIntDatabase, uniqueId } from '@nestclaw/testing';
-import type { IndexWorker } from '../queue/index.worker';
+import type { IndexQueueSignal } from '../queue/index-queue.signal';
 import { MemoryBatchWriter } from './memory-batch.writer';
 import { MemoryRepository } from './memory.repository';
 import { sha256 } from './memory.service';
@@ -27,7 +27,7 @@ describe('MemoryBatchWriter (real database)', () => {
   let repo: MemoryRepository;
   let kicks = 0;
   // The index worker is told that there is work; the queue rows themselves are checked below.
-  const worker = { kick: () => void kicks++ } as unknown as IndexWorker;
+  const worker: IndexQueueSignal = { kick: () => void kicks++ };
   beforeAll(async () => {
     int = await openIntDatabase();
     repo = new MemoryRepository(int.db);

@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { AsyncResource } from 'node:async_hooks';
-import { IndexWorker } from '../queue/index.worker';
+import { IndexQueueSignal } from '../queue/index-queue.signal';
 import { MemoryRepository } from './memory.repository';
 import { NewMemory } from './memory.types';
 
@@ -30,7 +30,7 @@ export class MemoryBatchWriter implements BeforeApplicationShutdown {
 
   constructor(
     private readonly memories: MemoryRepository,
-    private readonly worker: IndexWorker,
+    private readonly worker: IndexQueueSignal,
   ) {}
 
   add(memory: KeyedMemory): void {

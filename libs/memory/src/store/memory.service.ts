@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { createHash, randomUUID } from 'node:crypto';
 import { ConfigService } from '@nestclaw/config';
 import { memoryError } from '../memory.errors';
-import { IndexWorker } from '../queue/index.worker';
+import { IndexQueueSignal } from '../queue/index-queue.signal';
 import { MemoryBatchWriter } from './memory-batch.writer';
 import { chunkText } from '../text/chunker';
 import { MemoryRepository } from './memory.repository';
@@ -36,7 +36,7 @@ export class MemoryService {
   constructor(
     private readonly config: ConfigService,
     private readonly memories: MemoryRepository,
-    private readonly worker: IndexWorker,
+    private readonly worker: IndexQueueSignal,
     private readonly batches: MemoryBatchWriter,
   ) {}
 

@@ -1,4 +1,5 @@
-import Docker from 'dockerode';
+import type Docker from 'dockerode';
+import { existsSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { SANDBOX_WORKSPACE } from '../workspace/workspace';
 import { SANDBOX_UID } from '../workspace/workspace.locator';
@@ -9,6 +10,8 @@ import type { DirEntry, ExecRequest, ExecResult, ExecutorProbe, FileRequest, Too
 const OUTPUT_DRAIN_MS = 2_000;
 
 const DEFAULT_MAX_FILE_BYTES = 256 * 1024 * 1024;
+/** Where dockerode connects without DOCKER_HOST or a configured socket. */
+const DEFAULT_SOCKET = '/var/run/docker.sock';
 
 export interface DockerExecutorOptions {
   image: string;
@@ -24,12 +27,24 @@ export interface DockerExecutorOptions {
 export class DockerExecutor implements ToolExecutor {
   readonly kind = 'docker' as const;
   readonly isolated = true;
-  private readonly docker: Docker;
   private readonly files = new SandboxedFileOps((r) => this.exec(r));
   private probed?: Promise<ExecutorProbe>;
 
-  constructor(private readonly options: DockerExecutorOptions) {
-    this.docker = new Docker(options.socketPath ? { socketPath: options.socketPath } : undefined);
+  private client: Docker | undefined;
+
+  constructor(private readonly options: DockerExecutorOptions) {}
+
+  /**
+   * dockerode (with ssh2 and docker-modem, ~7 MB RSS in the gateway) loads when Docker is first
+   * asked, and not at all on a host without a Docker socket.
+   */
+  private get docker(): Docker {
+    if (!this.client) {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const Dockerode = require('dockerode') as typeof Docker;
+      this.client = new Dockerode(this.options.socketPath ? { socketPath: this.options.socketPath } : undefined);
+    }
+    return this.client;
   }
 
   probe(): Promise<ExecutorProbe> {
@@ -37,6 +52,9 @@ export class DockerExecutor implements ToolExecutor {
   }
 
   private async doProbe(): Promise<ExecutorProbe> {
+    // dockerode's own default (DOCKER_HOST, else this socket): with neither, nothing can answer.
+    const socket = this.options.socketPath ?? (process.env.DOCKER_HOST ? undefined : DEFAULT_SOCKET);
+    if (socket && !existsSync(socket)) return { available: false, reason: `no Docker daemon answers (connect ENOENT ${socket})` };
     try {
       await withTimeout(this.docker.ping(), 1500);
     } catch (e) {

@@ -3,10 +3,11 @@ import { AsyncResource } from 'node:async_hooks';
 import { FailureThrottle } from '@nestclaw/common';
 import { ConfigService } from '@nestclaw/config';
 import { DatabaseNotifications } from '@nestclaw/db';
-import { LanceIndex } from '../index/lance.index';
-import { ReindexService } from '../index/reindex.service';
+import { LanceIndex } from './lance.index';
+import { ReindexService } from './reindex.service';
 import { IndexEntryApplier } from './index-entry.applier';
-import { IndexQueueRepository } from './index-queue.repository';
+import { IndexQueueRepository } from '../queue/index-queue.repository';
+import { IndexQueueSignal } from '../queue/index-queue.signal';
 
 /** How long shutdown waits for index work in flight. */
 const SHUTDOWN_WAIT_MS = 10_000;
@@ -27,7 +28,7 @@ const OPTIMIZE_CHECK_MS = 10_000;
  * a timer for its retry, and a slow safety poll catches the rest.
  */
 @Injectable()
-export class IndexWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class IndexWorker implements IndexQueueSignal, OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('MemoryWorker');
   private draining: Promise<number> | undefined;
   private again = false;

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { MemoryEmbedder } from '../embedding/memory-embedder';
-import { IndexRowBuilder } from '../index/index-rows';
-import { LanceIndex } from '../index/lance.index';
+import { IndexRowBuilder } from './index-rows';
+import { LanceIndex } from './lance.index';
 import { MemoryRepository } from '../store/memory.repository';
-import type { QueueEntry } from './index-queue.repository';
+import type { QueueEntry } from '../queue/index-queue.repository';
 
 /** One queue batch that could not be applied, and why. */
 export interface EntryFailure {
