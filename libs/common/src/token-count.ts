@@ -8,6 +8,11 @@ function countO200k(text: string): number {
   return o200k.count(text);
 }
 
+/** countTokens without the cache, for texts counted once (cutting a long sentence into pieces). */
+export function countTokensUncached(text: string): number {
+  return text ? countO200k(text) : 0;
+}
+
 /**
  * Loads the tokenizer now. The gateway calls it at start-up, before any request or query is in
  * flight: loaded lazily by a turn, the parse blocked the event loop mid-turn (0.35 s idle, several

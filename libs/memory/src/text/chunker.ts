@@ -1,4 +1,4 @@
-import type * as GptTokenizer from 'gpt-tokenizer';
+import { countTokens, countTokensUncached } from '@nestclaw/common';
 
 export interface Chunk {
   text: string;
@@ -18,16 +18,6 @@ export interface ChunkOptions {
  */
 const SENTENCE = /[^\n]*?(?:[。！？!?；;]+|\.(?=\s|$)|\n+|$)/g;
 
-/**
- * The o200k encoder (the one @nestclaw/common counts with), loaded on first use like countTokens
- * there: parsing its ranks costs ~0.35 s that CLI commands and start-up should not pay.
- */
-let tokenizer: Pick<typeof GptTokenizer, 'encode' | 'decode'> | undefined;
-function o200k(): Pick<typeof GptTokenizer, 'encode' | 'decode'> {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (tokenizer ??= require('gpt-tokenizer') as typeof GptTokenizer);
-}
-
 function sentences(text: string): string[] {
   const out: string[] = [];
   for (const m of text.matchAll(SENTENCE)) {
@@ -38,15 +28,29 @@ function sentences(text: string): string[] {
   return out;
 }
 
-/** A sentence longer than a whole chunk is cut at token boundaries, each piece overlapping the one before. */
-function splitLong(sentence: string, tokens: number[], size: number, overlap: number): { text: string; tokens: number }[] {
+/**
+ * A sentence longer than a whole chunk is cut into the longest pieces of at most `size` tokens (by
+ * code point, so no character is split), each starting about `overlap` tokens before the last one
+ * ended. Counted with the gateway's o200k counter (no second tokenizer in memory).
+ */
+function splitLong(sentence: string, size: number, overlap: number): { text: string; tokens: number }[] {
+  const chars = Array.from(sentence);
   const parts: { text: string; tokens: number }[] = [];
-  for (let i = 0; i < tokens.length; i += size - overlap) {
-    const slice = tokens.slice(i, i + size);
-    parts.push({ text: o200k().decode(slice), tokens: slice.length });
-    if (i + size >= tokens.length) break;
+  for (let start = 0; start < chars.length;) {
+    let lo = 1;
+    let hi = chars.length - start;
+    while (lo < hi) {
+      const mid = Math.ceil((lo + hi) / 2);
+      if (countTokensUncached(chars.slice(start, start + mid).join('')) <= size) lo = mid;
+      else hi = mid - 1;
+    }
+    const text = chars.slice(start, start + lo).join('');
+    const tokens = countTokensUncached(text);
+    parts.push({ text, tokens });
+    if (start + lo >= chars.length) break;
+    start += Math.max(1, lo - Math.floor((lo * overlap) / Math.max(1, tokens)));
   }
-  return parts.length ? parts : [{ text: sentence, tokens: 0 }];
+  return parts;
 }
 
 /**
@@ -58,9 +62,9 @@ export function chunkText(text: string, options: ChunkOptions): Chunk[] {
   const overlap = Math.min(Math.max(0, options.overlap), Math.floor(size / 2));
   const units: { text: string; tokens: number }[] = [];
   for (const s of sentences(text)) {
-    const t = o200k().encode(s);
-    if (t.length > size) units.push(...splitLong(s, t, size, overlap));
-    else units.push({ text: s, tokens: t.length });
+    const tokens = countTokens(s);
+    if (tokens > size) units.push(...splitLong(s, size, overlap));
+    else units.push({ text: s, tokens });
   }
   const chunks: Chunk[] = [];
   let current: { text: string; tokens: number }[] = [];

@@ -1,5 +1,5 @@
-import { Jieba } from '@node-rs/jieba';
-import { dict } from '@node-rs/jieba/dict';
+import type * as JiebaModule from '@node-rs/jieba';
+import type * as JiebaDict from '@node-rs/jieba/dict';
 
 /**
  * The one tokenizer of the memory index: the index is built from `indexTerms` and every keyword
@@ -14,8 +14,14 @@ import { dict } from '@node-rs/jieba/dict';
  */
 export const TOKENIZER_VERSION = 'jieba2-search+cjk-bigram+latin-s1';
 
-let jieba: Jieba | undefined;
-const segmenter = () => (jieba ??= Jieba.withDict(dict));
+let jieba: JiebaModule.Jieba | undefined;
+/** Loaded with the first Chinese or Japanese text: the module and its dictionary are ~14 MB before use, ~50 MB built. */
+function segmenter(): JiebaModule.Jieba {
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  jieba ??= (require('@node-rs/jieba') as typeof JiebaModule).Jieba.withDict((require('@node-rs/jieba/dict') as typeof JiebaDict).dict);
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  return jieba;
+}
 
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ー]+/u;
 const PIECES = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ー]+|[\p{L}\p{N}_]+/gu;
