@@ -5,8 +5,8 @@ import { instrumentDelivery } from './channel.telemetry';
 import type { ChannelAdapter } from './channel.port';
 import { InboundPipeline } from './inbound-pipeline.service';
 import { InboundRepository } from './inbound/inbound.repository';
-import { DiscordChannel } from './discord/discord.channel';
-import { TelegramChannel } from './telegram/telegram.channel';
+import type * as DiscordAdapter from './discord/discord.channel';
+import type * as TelegramAdapter from './telegram/telegram.channel';
 
 /**
  * Builds the enabled adapters from config, answers what the last run left unanswered, then starts
@@ -45,8 +45,13 @@ export class ChannelRegistry implements OnApplicationBootstrap, BeforeApplicatio
         this.logger.error(`${id} is enabled but cannot be set up: ${(e as Error).message}`);
       }
     };
-    if (channels.telegram.enabled) build('telegram', () => new TelegramChannel(channels.telegram));
-    if (channels.discord.enabled) build('discord', () => new DiscordChannel(channels.discord));
+    // Each adapter (and its SDK: telegraf, discord.js, ~9 MB) is loaded only when its channel is enabled.
+    /* eslint-disable @typescript-eslint/no-require-imports */
+    if (channels.telegram.enabled)
+      build('telegram', () => new (require('./telegram/telegram.channel') as typeof TelegramAdapter).TelegramChannel(channels.telegram));
+    if (channels.discord.enabled)
+      build('discord', () => new (require('./discord/discord.channel') as typeof DiscordAdapter).DiscordChannel(channels.discord));
+    /* eslint-enable @typescript-eslint/no-require-imports */
     if (this.adapters.size === 0) return;
     await this.pipeline.recover(this.list());
     for (const adapter of this.adapters.values()) {

@@ -2,8 +2,6 @@ export * from './channel.port';
 export * from './channel.module';
 export * from './channel.registry';
 export * from './conversation-log/conversation-log.service';
-export { TelegramChannel } from './telegram/telegram.channel';
-export { DiscordChannel } from './discord/discord.channel';
 export { splitMessage, splitRendered } from './delivery/message-splitter';
 export { toTelegramHtml, toDiscordMarkdown, telegramHtmlToText } from './delivery/markdown';
 export { buildSessionKey, linkedIdentity } from './routing/session-key';
