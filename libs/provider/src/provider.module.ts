@@ -1,7 +1,9 @@
 import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestclaw/config';
 import { DbModule } from '@nestclaw/db';
+import { SpendBudget } from './budget/spend-budget';
 import { ProviderRegistry } from './provider.registry';
+import { AttemptAdmission } from './reliability/attempt-admission';
 import { CircuitBreakerRegistry } from './reliability/circuit-breaker.registry';
 import { Clock } from './reliability/clock';
 import { IdempotencyRepository } from './reliability/idempotency.repository';
@@ -18,12 +20,14 @@ import { UsageRepository } from './usage/usage.repository';
     ProviderRegistry,
     CircuitBreakerRegistry,
     RateLimitTracker,
+    SpendBudget,
+    AttemptAdmission,
     IdempotencyRepository,
     { provide: IdempotencyStore, useClass: PgIdempotencyStore },
     ReliableProvider,
     ProviderStatusService,
     UsageRepository,
   ],
-  exports: [Clock, ProviderRegistry, CircuitBreakerRegistry, ReliableProvider, ProviderStatusService, UsageRepository],
+  exports: [Clock, ProviderRegistry, CircuitBreakerRegistry, ReliableProvider, ProviderStatusService, UsageRepository, SpendBudget],
 })
 export class ProviderModule {}
