@@ -6,6 +6,7 @@ import { NestclawError, packageRoot } from '@nestclaw/common';
 import type { ConfigService } from '@nestclaw/config';
 import { startEmbeddedPostgres, EmbeddedPostgres } from './embedded/embedded-database';
 import { mapDatabaseError } from './database-error';
+import { SqlValue, withLiterals } from './sql-literal';
 import { MigrationReport, pendingMigrations, runMigrations } from './migrations/migration.runner';
 import { PrismaClient } from './generated/prisma/client';
 import { handleConnectionLoss } from './connection-loss';
@@ -196,14 +197,34 @@ export class DatabaseService implements OnApplicationShutdown {
    * `rollback()` write their statement to the connection before they return: pg sends at once to
    * an idle client, so await every statement on `client` before ending.
    */
-  async begin(): Promise<HeldTransaction> {
+  async begin(): Promise<HeldTransaction>;
+  async begin<R extends QueryResultRow>(first: { text: string; values: SqlValue[] }): Promise<HeldTransaction & { rows: R[] }>;
+  /**
+   * `first`: a statement sent with `BEGIN` in one simple query, so opening the transaction and its
+   * first write cost one round trip instead of two. A simple query takes no parameters, so its
+   * values are written in (withLiterals); observers and traces see the parameterised text.
+   */
+  async begin<R extends QueryResultRow>(first?: { text: string; values: SqlValue[] }): Promise<HeldTransaction & { rows: R[] }> {
     const client = await this.pool.connect().catch((e: unknown) => {
       throw mapDatabaseError(e);
     });
+    let rows: R[] = [];
     try {
-      await client.query('BEGIN');
+      if (first === undefined) await client.query('BEGIN');
+      else {
+        // A multi-statement simple query answers with one result per statement: BEGIN's, then ours.
+        const query = { text: `BEGIN; ${withLiterals(first.text, first.values)}`, observedText: `BEGIN; ${first.text}` };
+        const results = (await client.query(query)) as unknown as QueryResult<R>[];
+        rows = results[results.length - 1].rows;
+      }
     } catch (e) {
-      client.release(e as Error);
+      // Inside a failed transaction block: the connection goes back to the pool only after ROLLBACK.
+      if (first === undefined) client.release(e as Error);
+      else
+        await client.query('ROLLBACK').then(
+          () => client.release(),
+          (r: Error) => client.release(r),
+        );
       throw mapDatabaseError(e);
     }
     let ended: Promise<void> | undefined;
@@ -216,7 +237,7 @@ export class DatabaseService implements OnApplicationShutdown {
           throw mapDatabaseError(e);
         },
       ));
-    return { client, commit: () => end('COMMIT'), rollback: () => end('ROLLBACK') };
+    return { client, rows, commit: () => end('COMMIT'), rollback: () => end('ROLLBACK') };
   }
 
   async ping(timeoutMs = 1500): Promise<{ ok: boolean; latencyMs: number; error?: string }> {

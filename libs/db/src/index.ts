@@ -1,5 +1,7 @@
 export * from './database.service';
 export * from './database-error';
+export { sqlLiteral, withLiterals } from './sql-literal';
+export type { SqlValue } from './sql-literal';
 export * from './db.module';
 export { DatabaseNotifications } from './database-notifications';
 export type { WakeUp, WakeHandler } from './database-notifications';

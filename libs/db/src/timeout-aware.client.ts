@@ -59,9 +59,11 @@ export class TimeoutAwareClient extends Client {
     const observer = statementObserver();
     if (!observer) return undefined;
     if (typeof query === 'string') return observer(query, undefined);
-    const config = query as { text?: unknown; name?: unknown; submit?: unknown } | null;
+    const config = query as { text?: unknown; observedText?: unknown; name?: unknown; submit?: unknown } | null;
     if (!config || typeof config.text !== 'string' || typeof config.submit === 'function') return undefined;
-    return observer(config.text, typeof config.name === 'string' ? config.name : undefined);
+    // A statement with its values written in (DatabaseService.begin) is observed as its parameterised text.
+    const text = typeof config.observedText === 'string' ? config.observedText : config.text;
+    return observer(text, typeof config.name === 'string' ? config.name : undefined);
   }
 
   private onFailure(err: Error | null): void {

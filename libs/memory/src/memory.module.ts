@@ -20,6 +20,7 @@ import { RecallService } from './recall/recall.service';
 import { TurnMemoryService } from './recall/turn-memory.service';
 import { WorkspaceFilesSource } from './sources/workspace-files.source';
 import { MemoryRepository } from './store/memory.repository';
+import { MemoryBatchWriter } from './store/memory-batch.writer';
 import { MemoryService } from './store/memory.service';
 import { MemoryForgetTool, MemoryRecallTool, MemoryStoreTool } from './tools/memory.tools';
 
@@ -63,6 +64,7 @@ const providers = [
   IndexWorker,
   IndexEntryApplier,
   RecallService,
+  MemoryBatchWriter,
   MemoryService,
   TurnMemoryService,
   MemoryStatusService,

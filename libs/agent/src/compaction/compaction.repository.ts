@@ -1,16 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseService } from '@nestclaw/db';
 import type { PoolClient } from 'pg';
-import type { StoredMessage } from '../session/session.types';
+import type { StoredMessage, StoredSummary } from '../session/session.types';
 
-export interface CompactionRecord {
-  id: string;
-  stage: 1 | 2;
-  fromSeq: number;
-  toSeq: number;
-  summary: string;
-  mergedInto: string | null;
-}
+export type CompactionRecord = StoredSummary;
 
 export interface NewSummary {
   fromSeq: number;

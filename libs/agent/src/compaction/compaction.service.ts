@@ -18,6 +18,11 @@ export interface FitRequest {
   /** Stored messages before the current turn (the last `history_limit`). */
   history: StoredMessage[];
   historyLimit: number;
+  /**
+   * The session's active summaries when the caller already has them (the opening statement reads
+   * them; a fit returns the ones it used), so fitting costs no statement; read here when absent.
+   */
+  summaries?: CompactionRecord[];
   /** The current turn so far (client context, the user message, tool steps). */
   current: ChatMessage[];
   tools?: ToolDefinition[];
@@ -32,6 +37,8 @@ export interface FitResult {
   calls: LlmCallRecord[];
   compacted: boolean;
   tokens: number;
+  /** The active summaries after this fit (new ones when it compacted), for the turn's next fit. */
+  summaries: CompactionRecord[];
 }
 
 export interface CompactReport {
@@ -64,14 +71,14 @@ export class CompactionService {
   /** The request for this turn: summaries + verbatim history + current turn, compacting first when needed. */
   async fit(req: FitRequest): Promise<FitResult> {
     const b = this.budget(req.agent);
-    let active = await this.records.findActive(req.sessionId);
+    let active = req.summaries ?? (await this.records.findActive(req.sessionId));
     let covered = coveredUpTo(active);
     let history = req.history.filter((m) => m.seq > covered);
     // The history query stops at history_limit: older messages not yet summarised must be, not dropped.
     const gap = req.history.length >= req.historyLimit && (history[0]?.seq ?? covered + 1) > covered + 1;
     let messages = assemble(req.system, active, history, req.current, b.summaries);
     let tokens = countChatTokens(messages, req.tools);
-    if (!req.force && !gap && tokens <= b.budget) return { messages, calls: [], compacted: false, tokens };
+    if (!req.force && !gap && tokens <= b.budget) return { messages, calls: [], compacted: false, tokens, summaries: active };
 
     const keepFrom = req.force ? (history.at(-1)?.seq ?? covered) + 1 : firstKeptSeq(history, b.keepRecent, covered);
     const calls: LlmCallRecord[] = [];
@@ -84,7 +91,7 @@ export class CompactionService {
     messages = assemble(req.system, active, history, req.current, b.summaries);
     tokens = countChatTokens(messages, req.tools);
     if (tokens > b.budget) this.logger.warn(`session ${req.sessionId}: ${tokens} tokens after compaction (budget ${b.budget})`);
-    return { messages, calls, compacted: true, tokens };
+    return { messages, calls, compacted: true, tokens, summaries: active };
   }
 
   /** `/compact`: summarise everything but the last turn now, and merge the stage-1 summaries. */

@@ -12,6 +12,16 @@ export interface StoredMessage {
   createdAt: string;
 }
 
+/** A compaction record: the summary of a message range (the compaction lib's CompactionRecord). */
+export interface StoredSummary {
+  id: string;
+  stage: 1 | 2;
+  fromSeq: number;
+  toSeq: number;
+  summary: string;
+  mergedInto: string | null;
+}
+
 export interface NewMessage {
   role: StoredMessage['role'];
   content: string;

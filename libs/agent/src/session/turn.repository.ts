@@ -1,7 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseService } from '@nestclaw/db';
 import type { AttemptStart, LlmCallRecord, OpenCall } from '@nestclaw/provider';
-import type { LinkedTurn, OpenTurn, StoredMessage, TurnProgress } from './session.types';
+import type { LinkedTurn, OpenTurn, StoredMessage, StoredSummary, TurnProgress } from './session.types';
+
+/** What `openTurn` returns: the session's agent, the history before the message and its active summaries. */
+export interface OpenedTurnRows {
+  history: StoredMessage[];
+  /** The compaction summaries the model sees (not merged yet), oldest first: read here, not on a round trip of their own. */
+  summaries: StoredSummary[];
+  agentId: string;
+  created: boolean;
+}
 
 /** Completes attempts whose `llm_calls` rows were written when they started ($13–$23, ids in $28). */
 const COMPLETE_CALLS_SQL = `
@@ -35,8 +44,9 @@ const RECORD_CALLS_SQL = `
           FROM x WHERE l.id = x.ledger_id`;
 
 /**
- * A turn's rows: the user message, transcript and `llm_calls` ledger. The turn path is two statements (open, close) so a turn costs two
- * round trips however many tables it touches (raw SQL: the hot path, docs/adr).
+ * A turn's rows: the user message, transcript and `llm_calls` ledger. A plain turn is four round trips however many tables
+ * it touches: open (which also reads the active summaries), the ledger row (`BEGIN` + INSERT, then COMMIT), close
+ * (raw SQL: the hot path; docs/architecture.md, "Round trips of a plain turn").
  */
 @Injectable()
 export class TurnRepository {
@@ -46,7 +56,7 @@ export class TurnRepository {
    * Commits the user message (status `pending` until the turn closes), logs it, creates the session
    * when allowed, and returns the history before this message. Null when the session does not exist.
    */
-  async openTurn(t: OpenTurn): Promise<{ history: StoredMessage[]; agentId: string; created: boolean } | null> {
+  async openTurn(t: OpenTurn): Promise<OpenedTurnRows | null> {
     const sql = `
       WITH s AS (
         ${
@@ -72,12 +82,16 @@ export class TurnRepository {
              (SELECT coalesce(json_agg(h ORDER BY h.seq), '[]'::json) FROM (
                 SELECT seq, turn_id AS "turnId", role, content, tool_calls AS "toolCalls", tool_call_id AS "toolCallId",
                        tool_name AS "toolName", status, created_at AS "createdAt"
-                FROM messages WHERE session_id = $1 AND EXISTS (SELECT 1 FROM s) ORDER BY seq DESC LIMIT $7) h) AS history`;
+                FROM messages WHERE session_id = $1 AND EXISTS (SELECT 1 FROM s) ORDER BY seq DESC LIMIT $7) h) AS history,
+             (SELECT coalesce(json_agg(c ORDER BY c."fromSeq"), '[]'::json) FROM (
+                SELECT id::text AS id, stage, from_seq AS "fromSeq", to_seq AS "toSeq", summary, merged_into::text AS "mergedInto"
+                FROM compactions WHERE session_id = $1 AND merged_into IS NULL AND EXISTS (SELECT 1 FROM s)) c) AS summaries`;
     // Named: parsed and planned once per connection instead of on every turn.
     const { rows } = await this.db.query<{
       agent_id: string | null;
       created: boolean;
       history: StoredMessage[];
+      summaries: StoredSummary[];
     }>(
       sql,
       [
@@ -95,7 +109,7 @@ export class TurnRepository {
     );
     const row = rows[0];
     if (!row?.agent_id) return null;
-    return { history: row.history, agentId: row.agent_id, created: row.created };
+    return { history: row.history, summaries: row.summaries, agentId: row.agent_id, created: row.created };
   }
 
   /** Appends transcript rows and call records for a turn, and closes it when `close` is set. */
@@ -159,25 +173,18 @@ ${ledger}
     await this.db.query(sql, values, { name: onlyUpdates ? 'nestclaw_complete_turn' : 'nestclaw_record_progress' });
   }
 
-  /** Writes the `started` ledger row of an attempt, as the last step before its request leaves. */
   /**
    * Writes an attempt's `started` row inside a transaction left open: the transport commits it in the
-   * same tick as it writes the request (CallLedger), so a kill leaves both or neither.
+   * same tick as it writes the request (CallLedger), so a kill leaves both or neither. `BEGIN` and the
+   * INSERT travel as one simple query: one round trip (DatabaseService.begin).
    */
   async openCall(sessionId: string, turnId: string, a: AttemptStart): Promise<OpenCall> {
-    const tx = await this.db.begin();
-    try {
-      const { rows } = await this.db.query<{ id: string }>(
-        `INSERT INTO llm_calls (session_id, turn_id, provider, model, attempt, is_fallback, latency_ms, status)
-               VALUES ($1, $2, $3, $4, $5, $6, 0, 'started') RETURNING id::text`,
-        [sessionId, turnId, a.provider, a.model, a.attempt, a.isFallback],
-        { client: tx.client, name: 'nestclaw_start_call' },
-      );
-      return { id: rows[0].id, commit: tx.commit, discard: tx.rollback };
-    } catch (e) {
-      await tx.rollback().catch(() => undefined);
-      throw e;
-    }
+    const tx = await this.db.begin<{ id: string }>({
+      text: `INSERT INTO llm_calls (session_id, turn_id, provider, model, attempt, is_fallback, latency_ms, status)
+             VALUES ($1, $2, $3, $4, $5, $6, 0, 'started') RETURNING id::text`,
+      values: [sessionId, turnId, a.provider, a.model, a.attempt, a.isFallback],
+    });
+    return { id: tx.rows[0].id, commit: tx.commit, discard: tx.rollback };
   }
 
   /** The turn stored for an inbound message, with its final answer when it has one. */

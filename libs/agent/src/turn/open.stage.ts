@@ -85,7 +85,7 @@ export class OpenStage {
       endpointId: input.endpointId,
       ledger: new TurnLedger(this.sessions, sessionId, turnId),
     };
-    return { kind: 'new', turn, message, history: opened.history, input };
+    return { kind: 'new', turn, message, history: opened.history, summaries: opened.summaries, input };
   }
 
   /** A retried inbound message: the stored answer if its turn finished, else the turn again in place of the unfinished one. */

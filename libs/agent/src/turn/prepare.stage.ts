@@ -62,7 +62,14 @@ export class PrepareStage {
       };
     }
     const current: ChatMessage[] = [...(opened.input.context ?? []), { role: 'user', content: message }];
-    const fitted = await this.compaction.fit({ ...request, current, signal });
+    // A new turn's summaries came with its opening statement; a rerun's are read by the fit.
+    const fitted = await this.compaction.fit({
+      ...request,
+      summaries: opened.kind === 'new' ? opened.summaries : undefined,
+      current,
+      signal,
+    });
+    let summaries = fitted.summaries;
     const messages = fitted.messages;
     let turnStart = messages.length - current.length;
     if (opened.kind === 'new') {
@@ -84,7 +91,14 @@ export class PrepareStage {
       fit: {
         turnStart,
         refit: async (currentTurn, refitSignal) => {
-          const again = await this.compaction.fit({ ...request, current: currentTurn, force: 'context_length', signal: refitSignal });
+          const again = await this.compaction.fit({
+            ...request,
+            summaries,
+            current: currentTurn,
+            force: 'context_length',
+            signal: refitSignal,
+          });
+          summaries = again.summaries;
           return { messages: again.messages, calls: again.calls, turnStart: again.messages.length - currentTurn.length };
         },
       },

@@ -5,7 +5,7 @@ import type { ChatMessage, LlmCallRecord, ToolCall, ToolDefinition } from '@nest
 import type { Approval, ToolContext } from '@nestclaw/tool';
 import type { TurnUsage } from '../agent.events';
 import type { TurnInput, TurnResult } from '../agent.types';
-import type { LinkedTurn, NewMessage, StoredMessage } from '../session/session.types';
+import type { LinkedTurn, NewMessage, StoredMessage, StoredSummary } from '../session/session.types';
 import type { TurnLedger } from './turn-ledger';
 
 /**
@@ -40,8 +40,10 @@ export interface ActiveTurn extends ToolContext {
 
 /** open's output: a turn to prepare, or one whose answer is already settled. */
 export type OpenedTurn =
-  /** A new message (remembered when answered) or one run again after a restart, from its first model call. */
-  | { kind: 'new' | 'rerun'; turn: ActiveTurn; message: string; history: StoredMessage[]; input: TurnInput }
+  /** A new message (remembered when answered), with the active summaries its opening statement read. */
+  | { kind: 'new'; turn: ActiveTurn; message: string; history: StoredMessage[]; summaries: StoredSummary[]; input: TurnInput }
+  /** A retried message run again after a restart, from its first model call. */
+  | { kind: 'rerun'; turn: ActiveTurn; message: string; history: StoredMessage[]; input: TurnInput }
   /** A paused turn after its approval, from the step that waited. */
   | { kind: 'resume'; turn: ActiveTurn; message: string; history: StoredMessage[]; at: ResumeAt }
   /** A retried message whose turn finished: its stored answer, nothing sent to the model. */

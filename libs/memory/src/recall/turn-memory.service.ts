@@ -65,16 +65,19 @@ export class TurnMemoryService extends TurnMemory {
   rememberTurn(turn: FinishedTurn): void {
     const cfg = this.config.get().memory;
     if (!cfg.enabled || !cfg.transcripts || !turn.person || !turn.user.trim() || !turn.assistant.trim()) return;
-    this.memories
-      .replace({
+    try {
+      // Batched with other finished turns, off the reply's path (one statement per batch).
+      this.memories.replaceLater({
         scope: turn.person,
         agentId: turn.agentId,
         content: `User: ${turn.user}\nAssistant: ${turn.assistant}`,
         source: 'transcript',
         sourceKey: `transcript:${turn.turnId}`,
         metadata: { sessionId: turn.sessionId, turnId: turn.turnId },
-      })
-      .catch((e: unknown) => this.logger.warn(`could not remember turn ${turn.turnId}: ${(e as Error).message}`));
+      });
+    } catch (e) {
+      this.logger.warn(`could not remember turn ${turn.turnId}: ${(e as Error).message}`);
+    }
   }
 
   private noteFallback(reason: string): void {

@@ -71,6 +71,46 @@ export class MemoryRepository {
   }
 
   /**
+   * New memories with a source key, in one statement: each memory, its chunks and its queue entry.
+   * A source key already stored is skipped (ON CONFLICT DO NOTHING); returns the keys inserted.
+   */
+  async insertMany(batch: (NewMemory & { sourceKey: string })[]): Promise<string[]> {
+    const chunks = batch.flatMap((m) => m.chunks.map((c, seq) => ({ key: m.sourceKey, seq, ...c })));
+    const { rows } = await this.db.query<{ source_key: string }>(
+      `WITH m AS (
+         INSERT INTO memories (id, scope, agent_id, content, source, source_key, metadata, content_hash)
+         SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::jsonb[], $8::text[])
+         ON CONFLICT (source_key) DO NOTHING
+         RETURNING id, source_key),
+       c AS (
+         INSERT INTO memory_chunks (memory_id, seq, text, token_count, content_hash)
+         SELECT m.id, x.seq, x.text, x.n, x.h
+           FROM unnest($9::text[], $10::int[], $11::text[], $12::int[], $13::text[]) AS x(source_key, seq, text, n, h)
+           JOIN m ON m.source_key = x.source_key),
+       q AS (
+         INSERT INTO index_queue (memory_id, op) SELECT id, 'upsert' FROM m)
+       SELECT source_key FROM m`,
+      [
+        batch.map((m) => m.id),
+        batch.map((m) => m.scope),
+        batch.map((m) => m.agentId),
+        batch.map((m) => m.content),
+        batch.map((m) => m.source),
+        batch.map((m) => m.sourceKey),
+        batch.map((m) => JSON.stringify(m.metadata)),
+        batch.map((m) => m.contentHash),
+        chunks.map((c) => c.key),
+        chunks.map((c) => c.seq),
+        chunks.map((c) => c.text),
+        chunks.map((c) => c.tokenCount),
+        chunks.map((c) => c.contentHash),
+      ],
+      { name: 'nestclaw_remember_memories' },
+    );
+    return rows.map((r) => r.source_key);
+  }
+
+  /**
    * Like DatabaseService.transaction, but the checked-out client has an error listener: this runs in
    * the background (finished turns, file scans), where a connection dropped mid-transaction must
    * end as a rejected promise, never as an uncaught 'error' event.

@@ -3,6 +3,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { ConfigService } from '@nestclaw/config';
 import { memoryError } from '../memory.errors';
 import { IndexWorker } from '../queue/index.worker';
+import { MemoryBatchWriter } from './memory-batch.writer';
 import { chunkText } from '../text/chunker';
 import { MemoryRepository } from './memory.repository';
 import { MemoryRecord, MemorySource, NewMemory } from './memory.types';
@@ -36,6 +37,7 @@ export class MemoryService {
     private readonly config: ConfigService,
     private readonly memories: MemoryRepository,
     private readonly worker: IndexWorker,
+    private readonly batches: MemoryBatchWriter,
   ) {}
 
   private prepare(input: StoreInput): NewMemory {
@@ -78,6 +80,14 @@ export class MemoryService {
     const changed = await this.memories.replaceBySourceKey({ ...this.prepare(input), sourceKey: input.sourceKey });
     if (changed) this.worker.kick();
     return changed;
+  }
+
+  /**
+   * Like `replace`, written later with the memories queued in the same few ms (MemoryBatchWriter):
+   * for a finished turn, whose reply must not wait for it. Invalid input throws at once.
+   */
+  replaceLater(input: StoreInput & { sourceKey: string }): void {
+    this.batches.add({ ...this.prepare(input), sourceKey: input.sourceKey });
   }
 
   async forgetSourceKeys(keys: string[]): Promise<number> {

@@ -63,6 +63,8 @@ function compactedText(text: string): string {
 export function traceStatement(text: string, name: string | undefined): ((error?: Error | null) => void) | undefined {
   const parent = context.active();
   if (!trace.getSpan(parent)?.isRecording()) return undefined;
+  // `BEGIN; INSERT …` (a transaction opened together with its first write) is traced as its write.
+  if (text.startsWith('BEGIN; ')) text = text.slice(7);
   const verb = statementVerb(text);
   if (TRANSACTION_CONTROL.has(verb)) return undefined;
   const span = tracer().startSpan(

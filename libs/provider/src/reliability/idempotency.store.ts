@@ -1,4 +1,5 @@
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
+import { AsyncResource } from 'node:async_hooks';
 import type { ChatResponse } from '../model-provider.port';
 import { IdempotencyKeyIndex, MAX_INDEXED_KEYS } from './idempotency.index';
 import { IdempotencyRepository } from './idempotency.repository';
@@ -35,6 +36,8 @@ export class PgIdempotencyStore extends IdempotencyStore implements BeforeApplic
   private readonly index = new IdempotencyKeyIndex();
   private loading?: Promise<void>;
   private lastPurge = 0;
+  /** Its own async context: a batch's statements and log lines are not the turn's that started the timer. */
+  private readonly scope = new AsyncResource('idempotency-store');
 
   constructor(private readonly rows: IdempotencyRepository) {
     super();
@@ -75,7 +78,7 @@ export class PgIdempotencyStore extends IdempotencyStore implements BeforeApplic
     this.unsaved.set(answer.key, { answer, ttlMs });
     // Answers are written in batches: one statement per FLUSH_AFTER_MS instead of one per turn
     // (each statement costs a round trip and a syscall on the hot path). `pending` covers the gap.
-    this.flushTimer ??= setTimeout(() => this.flush(), FLUSH_AFTER_MS);
+    this.flushTimer ??= this.scope.runInAsyncScope(() => setTimeout(() => this.flush(), FLUSH_AFTER_MS));
   }
 
   private flush(): void {
