@@ -154,9 +154,14 @@ export interface GatewayProcess {
   output: string[];
 }
 
-export async function startGatewayProcess(env: NodeJS.ProcessEnv, timeoutMs: number, preload?: string): Promise<GatewayProcess> {
+export async function startGatewayProcess(
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+  preload?: string,
+  main = GATEWAY_MAIN,
+): Promise<GatewayProcess> {
   const started = now();
-  const child = spawn(process.execPath, [...(preload ? ['-r', preload] : []), GATEWAY_MAIN, '--port', '0'], {
+  const child = spawn(process.execPath, [...(preload ? ['-r', preload] : []), main, '--port', '0'], {
     cwd: ROOT,
     env,
     // --profile: an IPC channel drives the profiler preload (cpu-profile.preload.js).

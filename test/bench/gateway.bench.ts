@@ -9,7 +9,7 @@
  * (`POST /v1/chat/completions` with the messages the gateway would have sent: system prompt, tool
  * definitions, the last `history_limit` messages of the conversation, the new message). The
  * difference is the gateway's overhead: HTTP + auth + validation + the turn's PostgreSQL round trips
- * (open and close turn, compactions, memory recall and remember, the llm_calls row: ~15 a chat turn)
+ * (open with the compaction summaries, the llm_calls row, close: 4 a plain turn; remembering batched)
  * + the OpenAI SDK.
  *
  * Workloads (after a warm-up that is not measured: 2,500 turns from 10 clients, since V8 optimises the

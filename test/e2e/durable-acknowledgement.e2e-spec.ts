@@ -1,8 +1,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from 'pg';
 import { stringify } from 'yaml';
+import { telegramHtmlToText } from '@nestclaw/channel';
+import { startEmbeddedPostgres } from '@nestclaw/db';
 import { FakeOpenAiServer } from '../fixtures/fake-openai.server';
+import { FakeTelegramServer, FakeUser } from '../fixtures/fake-telegram.server';
 import { eventually } from '../support/eventually';
 import { GatewayProcess, spawnGateway } from '../support/gateway-process';
 import { TEST_TOKEN } from '../support/gateway-harness';
@@ -104,4 +108,64 @@ describe('acknowledged replies survive a kill of the whole process group (embedd
     else expect(reply).toBeUndefined();
     if (at >= 0 && !reply) expect(last[at].status).toBe('interrupted');
   }, 400_000);
+
+  it('keeps every reply a Telegram user saw: in the transcript and in outbound_messages, never sent twice', async () => {
+    await gw?.stop();
+    const tg = new FakeTelegramServer();
+    await tg.start();
+    const users: FakeUser[] = Array.from({ length: TURNS }, (_, i) => ({ id: 7100 + i, first_name: `User${i}` }));
+    const tgHome = mkdtempSync(join(tmpdir(), 'nestclaw-durable-tg-'));
+    writeFileSync(
+      join(tgHome, 'config.yaml'),
+      stringify({
+        models: { fake: { provider: 'openai-compatible', base_url: llm.url, api_key: 'k', model: 'fake-model' } },
+        channels: {
+          telegram: { enabled: true, token: tg.token, api_root: tg.url, allow_from: users.map((u) => u.id), poll_timeout: 1 },
+        },
+      }),
+    );
+    const tgEnv = { ...env, NESTCLAW_HOME: tgHome };
+    const shown = (u: FakeUser) => tg.sentTo(u.id).map((m) => telegramHtmlToText(m.current));
+    try {
+      gw = await spawnGateway(tgEnv, BOOT_MS, { ownProcessGroup: true });
+      users.forEach((u, i) => tg.dm(u, `问题 ${i}`));
+      // Acknowledged: each user has been shown the reply. The group dies the moment the last one is.
+      await tg.waitFor(() => users.every((u, i) => shown(u).includes(`echo: 问题 ${i}`)), 60_000, 'every reply shown');
+      await gw.killGroup9();
+      gw = undefined;
+
+      // Straight from the data directory, before anything could re-create a lost row.
+      const embedded = await startEmbeddedPostgres(tgHome, () => undefined);
+      const c = new Client({ connectionString: embedded.url });
+      try {
+        await c.connect();
+        const { rows } = await c.query<{ chat_id: string; content: string; platform_message_id: string | null }>(
+          `SELECT chat_id, content, platform_message_id FROM outbound_messages WHERE channel = 'telegram'`,
+        );
+        const { rows: replies } = await c.query<{ content: string }>(
+          `SELECT content FROM messages WHERE role = 'assistant' AND status = 'ok'`,
+        );
+        for (const [i, u] of users.entries()) {
+          const out = rows.filter((r) => r.chat_id === String(u.id) && telegramHtmlToText(r.content).includes(`echo: 问题 ${i}`));
+          expect(out.length).toBeGreaterThanOrEqual(1);
+          expect(out.every((r) => r.platform_message_id !== null)).toBe(true);
+          expect(replies.map((r) => r.content)).toContain(`echo: 问题 ${i}`);
+        }
+      } finally {
+        await c.end().catch(() => undefined);
+        await embedded.stop();
+      }
+
+      // After a restart, a new message from each user is answered, and no earlier reply was sent again.
+      gw = await spawnGateway(tgEnv, BOOT_MS, { ownProcessGroup: true });
+      users.forEach((u) => tg.dm(u, 'again'));
+      await tg.waitFor(() => users.every((u) => shown(u).includes('echo: again')), 60_000, 'the next messages answered');
+      for (const [i, u] of users.entries()) expect(shown(u).filter((t) => t === `echo: 问题 ${i}`)).toHaveLength(1);
+    } finally {
+      await gw?.stop();
+      gw = undefined;
+      await tg.stop();
+      rmSync(tgHome, { recursive: true, force: true });
+    }
+  }, 500_000);
 });

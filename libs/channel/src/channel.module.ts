@@ -14,6 +14,7 @@ import { ConversationLogRepository } from './conversation-log/conversation-log.r
 import { CronCommands } from './commands/cron-commands';
 import { MemoryCommands } from './commands/memory-commands';
 import { ConversationLogService } from './conversation-log/conversation-log.service';
+import { ApprovalCards } from './delivery/approval-card';
 import { JobOutputDelivery } from './delivery/job-output.delivery';
 import { OutboundRepository } from './delivery/outbound.repository';
 import { SessionChatRepository } from './delivery/session-chat.repository';
@@ -21,6 +22,7 @@ import { ReplyDelivery } from './delivery/reply-delivery.service';
 import { InboundPipeline } from './inbound-pipeline.service';
 import { InboundRepository } from './inbound/inbound.repository';
 import { MessageRouter } from './routing/message-router';
+import { ChannelSessionRepository } from './session/channel-session.repository';
 import { ChannelTurnRunner } from './turn/channel-turn.runner';
 import { RunningTurns } from './turn/running-turns';
 
@@ -42,6 +44,7 @@ export class ChannelModule {
         AccessPolicy,
         MessageRouter,
         InboundRepository,
+        ChannelSessionRepository,
         ChatCommands,
         SessionCommands,
         ApprovalCommands,
@@ -50,6 +53,7 @@ export class ChannelModule {
         ChannelTurnRunner,
         RunningTurns,
         ReplyDelivery,
+        ApprovalCards,
         OutboundRepository,
         JobOutputDelivery,
         SessionChatRepository,

@@ -9,7 +9,7 @@ const isRateLimited = (e: unknown) => {
 
 /**
  * Measures every send and edit of an adapter (delivery latency, failures, platform 429s) at the
- * registry, so the adapters and the dispatcher stay free of telemetry. Also starts each inbound
+ * registry, so the adapters and the inbound pipeline stay free of telemetry. Also starts each inbound
  * outcome series at zero so dashboards and rate() see them before the first message.
  */
 export function instrumentDelivery(adapter: ChannelAdapter): ChannelAdapter {

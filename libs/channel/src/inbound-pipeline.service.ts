@@ -3,17 +3,20 @@ import { recordInbound } from '@nestclaw/observability';
 import { KeyedQueue } from '@nestclaw/common';
 import { Access, AccessPolicy } from './access/access-policy';
 import type { ChannelAdapter, InboundMessage } from './channel.port';
-import { ChatCommands, isImmediate, ParsedCommand, parseCommand } from './commands/chat-commands';
+import { ChatCommands } from './commands/chat-commands';
 import { ReplyDelivery } from './delivery/reply-delivery.service';
 import { InboundRepository } from './inbound/inbound.repository';
+import { isImmediate } from './routing/command-parser';
 import { MessageRouter, Routed } from './routing/message-router';
 import { ChannelTurnRunner } from './turn/channel-turn.runner';
 
 /**
  * The path of one inbound message, each stage visited once and in this order:
- * access (allow / pair / refuse) → routing (agent, session key) → inbound (durable record, dedupe;
- * the adapter may acknowledge once it is stored) → command or turn → delivery (split, send, record).
- * Messages of one session run in order; commands that concern a run in progress skip the queue.
+ * access (allow / pair / refuse) → routing (agent, session key, command or turn) → inbound (durable
+ * record, dedupe; the adapter may acknowledge once it is stored) → command or turn (each resolves the
+ * chat's current session once) → delivery (preview and approval cards while a turn runs; split, send,
+ * record) → the inbound row answered. Messages of one session run in order; commands that concern a
+ * run in progress skip the queue.
  */
 @Injectable()
 export class InboundPipeline {
@@ -48,11 +51,9 @@ export class InboundPipeline {
       recordInbound(m.channel, 'refused');
       return this.track(this.refuse(adapter, m, access));
     }
-    // Parsed once here; the command (or undefined: a turn) travels with the message.
-    const command = parseCommand(m.text, this.router.commandPrefix());
     // /stop must not wait behind the run it stops.
-    if (command && isImmediate(command)) return this.track(this.answer(adapter, id, m, routed, command, false));
-    this.enqueue(adapter, id, m, routed, command, false);
+    if (routed.command && isImmediate(routed.command)) return this.track(this.answer(adapter, id, m, routed, false));
+    this.enqueue(adapter, id, m, routed, false);
   }
 
   /** Queued and unanswered messages from before a stop or crash, in their original order. */
@@ -65,7 +66,6 @@ export class InboundPipeline {
         row.id,
         row.message,
         { ...this.router.route(row.message), sessionKey: row.sessionKey },
-        parseCommand(row.message.text, this.router.commandPrefix()),
         true,
       );
     if (rows.length) this.logger.log(`answering ${rows.length} message(s) received before the last stop`);
@@ -86,18 +86,9 @@ export class InboundPipeline {
     void t.finally(() => this.inflight.delete(t));
   }
 
-  private enqueue(
-    adapter: ChannelAdapter,
-    id: string,
-    m: InboundMessage,
-    routed: Routed,
-    command: ParsedCommand | undefined,
-    recovered: boolean,
-  ): void {
+  private enqueue(adapter: ChannelAdapter, id: string, m: InboundMessage, routed: Routed, recovered: boolean): void {
     this.track(
-      this.queue.run(routed.sessionKey, () =>
-        this.stopping ? Promise.resolve() : this.answer(adapter, id, m, routed, command, recovered),
-      ),
+      this.queue.run(routed.sessionKey, () => (this.stopping ? Promise.resolve() : this.answer(adapter, id, m, routed, recovered))),
     );
   }
 
@@ -108,29 +99,16 @@ export class InboundPipeline {
   }
 
   /** A stored message's command or turn, then its delivery, then the record that it was answered. */
-  private async answer(
-    adapter: ChannelAdapter,
-    id: string,
-    m: InboundMessage,
-    routed: Routed,
-    command: ParsedCommand | undefined,
-    recovered: boolean,
-  ): Promise<void> {
+  private async answer(adapter: ChannelAdapter, id: string, m: InboundMessage, routed: Routed, recovered: boolean): Promise<void> {
+    const { command } = routed;
     if (command) {
-      const text = await this.commands.run(m, routed, command);
+      const text = await this.commands.run(m, { ...routed, command });
       await this.delivery.deliver(adapter, m, id, text, 'command');
       return this.inbound.finish(id, 'answered');
     }
-    const outcome = await this.turns.run(adapter, id, m, routed, recovered);
-    if (outcome.kind === 'requeue') return;
-    let status = outcome.status;
-    try {
-      await this.delivery.deliver(adapter, m, id, outcome.text, 'reply');
-    } catch (e) {
-      // Retries are spent (or the chat refuses us, e.g. the user blocked the bot): do not retry this at every start.
-      this.logger.warn(`could not deliver the reply to ${m.channel} chat ${m.chat.id}: ${(e as Error).message}`);
-      status = 'failed';
-    }
+    const turn = this.turns.start(id, m, routed, recovered);
+    const status = await this.delivery.replyTo(adapter, m, id, turn, recovered);
+    if (status === 'requeue') return;
     if (status === 'answered') recordInbound(m.channel, 'answered');
     await this.inbound.finish(id, status);
   }

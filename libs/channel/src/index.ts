@@ -10,4 +10,4 @@ export { buildSessionKey, linkedIdentity } from './routing/session-key';
 export type { DmScope, PeerKind, SessionKeyInput } from './routing/session-key';
 export { resolveAgent } from './routing/bindings';
 export type { Binding, RouteInput, MatchedBy } from './routing/bindings';
-export { parseCommand } from './commands/chat-commands';
+export { parseCommand } from './routing/command-parser';

@@ -18,4 +18,20 @@ describe('countTokens', () => {
     expect(countChatTokens([{ content: 'hi' }, { content: 'hi' }])).toBe(bare + countTokens('hi') + 4);
     expect(countChatTokens([{ content: 'hi' }], tools)).toBe(bare + countTokens(JSON.stringify(tools)));
   });
+
+  it('counts each list of tool definitions from its own JSON, whatever was counted before', () => {
+    const a = { name: 'current_time', description: 'Current date and time.', parameters: {} };
+    const b = { name: 'web_search', description: 'Searches the web for pages about a query, newest first.', parameters: {} };
+    const bare = countChatTokens([]);
+    for (const tools of [[a], [a, b], [b, a], [b], [a, b], [a], [{ ...a, description: 'Changed.' }]]) {
+      expect(countChatTokens([], [...tools])).toBe(bare + countTokens(JSON.stringify(tools)));
+    }
+  });
+
+  it('still counts right once its cache has been turned over', () => {
+    const text = '长江大桥 and the weather report.';
+    const first = countTokens(text);
+    for (let i = 0; i < 25_000; i++) countTokens(`filler ${i}`);
+    expect(countTokens(text)).toBe(first);
+  });
 });

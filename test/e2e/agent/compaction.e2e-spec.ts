@@ -24,7 +24,9 @@ describe('staged compaction of long sessions', () => {
   beforeAll(async () => {
     h = await startHarness({
       model: { context_window: WINDOW },
-      config: { agents: { default: { tools: ['current_time', 'skill_read'] } } },
+      config: {
+        agents: { default: { tools: ['current_time', 'skill_read'] }, windowed: { tools: [], history_limit: 40 } },
+      },
     });
     h.llm.contextWindow = WINDOW;
     h.llm.respond = (body) => {
@@ -50,8 +52,8 @@ describe('staged compaction of long sessions', () => {
         )
     ).rows;
 
-  async function turn(message: string, sessionId?: string) {
-    const res = await h.api('/v1/chat', { json: { message, sessionId } });
+  async function turn(message: string, sessionId?: string, agentId?: string) {
+    const res = await h.api('/v1/chat', { json: { message, sessionId, agentId } });
     const body = (await res.json()) as { sessionId: string; reply: string; error?: { code: string; message: string } };
     return { status: res.status, ...body };
   }
@@ -97,6 +99,28 @@ describe('staged compaction of long sessions', () => {
     const ranges = preCompact.filter((e) => e.sessionId === sessionId);
     ranges.forEach((e, i) => expect(e.fromSeq).toBe(i === 0 ? 1 : ranges[i - 1].toSeq + 1));
     expect(ranges.at(-1)!.toSeq).toBe(stage1.at(-1)!.to_seq);
+  });
+
+  it("closes the history window's gap every few turns, not on every turn, and still summarises each message once", async () => {
+    // Short turns, far below the token budget: only history_limit (40 messages here) makes older turns leave the window.
+    let sessionId: string | undefined;
+    for (let i = 1; i <= 60; i++) {
+      const r = await turn(`short ${i}`, sessionId, 'windowed');
+      expect(r.status).toBe(200);
+      sessionId = r.sessionId;
+    }
+    const ranges = preCompact.filter((e) => e.sessionId === sessionId);
+    // 120 messages, 40 in the window: the gap opens at turn 21. Each time, half the window stays
+    // verbatim, so the next gap opens 10 turns later: 4 summaries, where each turn used to make one (40).
+    expect(ranges.length).toBeGreaterThanOrEqual(3);
+    expect(ranges.length).toBeLessThanOrEqual(5);
+    ranges.forEach((e, i) => expect(e.fromSeq).toBe(i === 0 ? 1 : ranges[i - 1].toSeq + 1));
+    // Nothing was dropped: the last summary reaches the oldest message still in the window.
+    const main = h.llm.requests.filter((r) => !isSummaryRequest(r.body));
+    const last = main[main.length - 1].body;
+    const verbatim = last.messages.filter((m) => m.role === 'user').map((m) => Number(/^short (\d+)$/.exec(m.content ?? '')?.[1]));
+    expect(verbatim.at(-1)).toBe(60);
+    expect(verbatim[0]).toBe(Math.ceil((ranges.at(-1)!.toSeq + 1) / 2));
   });
 
   it('compacts once and retries when the model answers context_length_exceeded', async () => {

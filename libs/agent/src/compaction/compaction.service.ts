@@ -80,7 +80,10 @@ export class CompactionService {
     let tokens = countChatTokens(messages, req.tools);
     if (!req.force && !gap && tokens <= b.budget) return { messages, calls: [], compacted: false, tokens, summaries: active };
 
-    const keepFrom = req.force ? (history.at(-1)?.seq ?? covered) + 1 : firstKeptSeq(history, b.keepRecent, covered);
+    // Closing a gap keeps at most half the window verbatim, so the next gap opens only after that many
+    // more messages: one summary every few turns, not one for the two messages each turn slides out.
+    const keepMessages = gap ? Math.floor(req.historyLimit / 2) : Infinity;
+    const keepFrom = req.force ? (history.at(-1)?.seq ?? covered) + 1 : firstKeptSeq(history, b.keepRecent, covered, keepMessages);
     const calls: LlmCallRecord[] = [];
     const reason = req.force ?? 'budget';
     await this.summariseRange(req, covered, keepFrom, reason, b, calls);
@@ -213,7 +216,7 @@ export class CompactionService {
 }
 
 /** Turns of the verbatim tail: the newest whole turns that fit in `keep` tokens. */
-function firstKeptSeq(history: readonly StoredMessage[], keep: number, covered: number): number {
+function firstKeptSeq(history: readonly StoredMessage[], keep: number, covered: number, keepMessages = Infinity): number {
   let first = (history.at(-1)?.seq ?? covered) + 1;
   let used = 0;
   for (let i = history.length - 1; i >= 0;) {
@@ -221,7 +224,7 @@ function firstKeptSeq(history: readonly StoredMessage[], keep: number, covered: 
     let j = i;
     let size = 0;
     while (j >= 0 && history[j].turnId === turnId) size += countTokens(history[j--].content) + 4;
-    if (used + size > keep) break;
+    if (used + size > keep || history.length - 1 - j > keepMessages) break;
     used += size;
     first = history[j + 1].seq;
     i = j;

@@ -15,13 +15,15 @@ interface CachedFile {
 
 /** How long a PATH lookup for a required binary is trusted. */
 const BIN_TTL_MS = 10_000;
+/** A skills folder unchanged for this long is trusted by its stamp alone. */
+const SETTLED_MS = 1000;
 /** A SKILL.md larger than this is refused (it would be read whole by skill_read). */
 const MAX_SKILL_BYTES = 64 * 1024;
 
 /**
  * Skills for an agent: `<agent workspace>/skills/<name>/SKILL.md`, then `$NESTCLAW_HOME/skills`,
- * then the built-in ones; the first source holding a name wins. Folders are listed on every call
- * and each SKILL.md re-parsed only when it changed, so new and edited skills appear on the next
+ * then the built-in ones; the first source holding a name wins. Folders are listed again when they
+ * changed and each SKILL.md re-parsed only when it changed, so new and edited skills appear on the next
  * turn without a restart. A SKILL.md is read through the confined reader: one that is a symlink out
  * of its skills folder (or a FIFO) is skipped with a warning, never read as the gateway's user.
  */
@@ -29,6 +31,7 @@ const MAX_SKILL_BYTES = 64 * 1024;
 export class SkillCatalog {
   private readonly logger = new Logger('Skills');
   private readonly files = new Map<string, CachedFile>();
+  private readonly listings = new Map<string, { stamp: string; entries: string[] }>();
   private readonly bins = new Map<string, { found: boolean; at: number }>();
   private readonly warned = new Set<string>();
 
@@ -65,14 +68,9 @@ export class SkillCatalog {
   }
 
   private scan(dir: string, source: SkillSource): Skill[] {
-    let entries: string[];
-    try {
-      entries = readdirSync(dir);
-    } catch {
-      return [];
-    }
+    const entries = this.entries(dir);
     const out: Skill[] = [];
-    for (const entry of entries.sort()) {
+    for (const entry of entries) {
       if (entry.startsWith('.')) continue;
       const path = join(dir, entry, 'SKILL.md');
       const skill = this.readFile(dir, entry, source);
@@ -87,6 +85,31 @@ export class SkillCatalog {
       out.push(this.withAvailability(skill));
     }
     return out;
+  }
+
+  /**
+   * The folder's entries, sorted; listed again only when the folder's stamp changed (adding,
+   * removing or renaming an entry changes its mtime), so a turn costs one stat per skills folder
+   * instead of a listing, and a missing folder no exception.
+   */
+  private entries(dir: string): readonly string[] {
+    const st = statSync(dir, { throwIfNoEntry: false });
+    if (!st?.isDirectory()) {
+      this.listings.delete(dir);
+      return [];
+    }
+    const stamp = fileStamp(st);
+    const hit = this.listings.get(dir);
+    // Folder times are coarse (a few ms): one changed within the last second is listed every time.
+    if (hit && hit.stamp === stamp && Date.now() - st.mtimeMs > SETTLED_MS) return hit.entries;
+    let entries: string[];
+    try {
+      entries = readdirSync(dir).sort();
+    } catch {
+      return [];
+    }
+    this.listings.set(dir, { stamp, entries });
+    return entries;
   }
 
   private readFile(dir: string, folder: string, source: SkillSource): CachedFile['skill'] | undefined {

@@ -1,32 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { ConfigService } from '@nestclaw/config';
 import type { ChannelAdapter, InboundMessage } from '../channel.port';
 import { ConversationLogService } from '../conversation-log/conversation-log.service';
+import type { ParsedCommand } from '../routing/command-parser';
 import type { Routed } from '../routing/message-router';
+import { ChannelSessionRepository } from '../session/channel-session.repository';
 import { ApprovalCommands } from './approval-commands';
 import { CronCommands } from './cron-commands';
 import { MemoryCommands } from './memory-commands';
 import { SessionCommands } from './session-commands';
-
-export const COMMANDS = ['new', 'stop', 'status', 'whoami', 'help', 'approve', 'deny', 'compact', 'remember', 'forget', 'cron'] as const;
-export type CommandName = (typeof COMMANDS)[number];
-
-export interface ParsedCommand {
-  name: CommandName;
-  args: string[];
-}
-
-/** `/status`, `/status@MyBot`, `/approve abc`; unknown commands are ordinary text for the model. */
-export function parseCommand(text: string, prefix: string): ParsedCommand | undefined {
-  const t = text.trim();
-  if (!t.startsWith(prefix)) return undefined;
-  const [head, ...args] = t.slice(prefix.length).split(/\s+/);
-  const name = head.replace(/@\S+$/, '').toLowerCase();
-  return (COMMANDS as readonly string[]).includes(name) ? { name: name as CommandName, args } : undefined;
-}
-
-/** Every command but `/new` and `/compact` answers at once: `/stop` must not wait behind the run it stops. */
-export const isImmediate = (c: ParsedCommand) => c.name !== 'new' && c.name !== 'compact';
 
 const HELP = (p: string) =>
   [
@@ -45,20 +26,22 @@ const HELP = (p: string) =>
 @Injectable()
 export class ChatCommands {
   constructor(
-    private readonly config: ConfigService,
     private readonly log: ConversationLogService,
+    private readonly pointers: ChannelSessionRepository,
     private readonly sessions: SessionCommands,
     private readonly approvals: ApprovalCommands,
     private readonly memory: MemoryCommands,
     private readonly cron: CronCommands,
   ) {}
 
-  async run(m: InboundMessage, routed: Routed, cmd: ParsedCommand): Promise<string> {
-    const sessionId = await this.sessions.current(routed);
+  /** The reply to a routed command; the chat's current session is resolved here once and handed to the command. */
+  async run(m: InboundMessage, routed: Routed & { command: ParsedCommand }): Promise<string> {
+    const cmd = routed.command;
+    const sessionId = await this.pointers.current(routed.sessionKey);
     await this.log.append({ direction: 'in', channel: m.channel, endpointId: m.sender.id, sessionId, content: m.text });
     switch (cmd.name) {
       case 'help':
-        return HELP(this.config.get().channels.command_prefix);
+        return HELP(cmd.prefix);
       case 'whoami':
         return `${m.channel} user id ${m.sender.id}${m.sender.username ? ` (@${m.sender.username})` : ''}\nchat ${m.chat.id} (${m.chat.type})\nagent ${routed.agentId}, session ${sessionId}`;
       case 'new':
@@ -72,9 +55,9 @@ export class ChatCommands {
         return this.approvals.decide(m, cmd.args[0], cmd.name);
       case 'remember':
       case 'forget':
-        return this.memory.run(m, routed.agentId, cmd.name, cmd.args, this.config.get().channels.command_prefix);
+        return this.memory.run(m, routed.agentId, cmd.name, cmd.args, cmd.prefix);
       case 'cron':
-        return this.cron.run(m, routed, this.config.get().channels.command_prefix);
+        return this.cron.run(m, routed, sessionId, cmd.prefix);
       case 'compact':
         return this.sessions.compact(sessionId);
     }

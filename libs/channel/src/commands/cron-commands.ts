@@ -3,7 +3,6 @@ import { CronService, ownerOfPerson, ScheduledJob, SchedulerClock } from '@nestc
 import { isNestclawError, parseDuration } from '@nestclaw/common';
 import { TurnMemory } from '@nestclaw/memory';
 import type { InboundMessage } from '../channel.port';
-import { InboundRepository } from '../inbound/inbound.repository';
 import type { Routed } from '../routing/message-router';
 
 const usage = (p: string) =>
@@ -22,11 +21,10 @@ export class CronCommands {
   constructor(
     private readonly cron: CronService,
     private readonly turns: TurnMemory,
-    private readonly inbound: InboundRepository,
     private readonly clock: SchedulerClock,
   ) {}
 
-  async run(m: InboundMessage, routed: Routed, prefix: string): Promise<string> {
+  async run(m: InboundMessage, routed: Routed, sessionId: string, prefix: string): Promise<string> {
     const person = this.turns.personOf({ channel: m.channel, endpointId: m.sender.id });
     if (!person) return 'I cannot tell who you are here, so I cannot keep jobs for you.';
     const owner = ownerOfPerson(person);
@@ -47,7 +45,6 @@ export class CronCommands {
         case 'add': {
           const parsed = this.parseAdd(after);
           if (!parsed) return usage(prefix);
-          const sessionId = await this.inbound.currentSession(routed.sessionKey);
           const job = await this.cron.add(
             { schedule: parsed.schedule, message: parsed.message, agentId: routed.agentId, sessionId },
             owner,

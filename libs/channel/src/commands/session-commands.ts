@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AgentService } from '@nestclaw/agent';
 import { ConfigService } from '@nestclaw/config';
-import { InboundRepository } from '../inbound/inbound.repository';
+import { ChannelSessionRepository } from '../session/channel-session.repository';
 import type { Routed } from '../routing/message-router';
 import { RunningTurns } from '../turn/running-turns';
 
@@ -10,19 +10,14 @@ import { RunningTurns } from '../turn/running-turns';
 export class SessionCommands {
   constructor(
     private readonly config: ConfigService,
-    private readonly inbound: InboundRepository,
+    private readonly pointers: ChannelSessionRepository,
     private readonly running: RunningTurns,
     private readonly agent: AgentService,
   ) {}
 
-  /** The session a chat's messages go to now. */
-  current(routed: Routed): Promise<string> {
-    return this.inbound.currentSession(routed.sessionKey);
-  }
-
   async startNew(routed: Routed, sessionId: string): Promise<string> {
     await this.agent.endSession(sessionId, routed.agentId);
-    const next = await this.inbound.startNewSession(routed.sessionKey);
+    const next = await this.pointers.startNew(routed.sessionKey);
     return `Started a fresh conversation (session ${next}).`;
   }
 
@@ -42,7 +37,7 @@ export class SessionCommands {
     const running = this.running.isRunning(routed.sessionKey);
     const cfg = this.config.get();
     const model = cfg.agents[agentId]?.model ?? cfg.providers.primary ?? Object.keys(cfg.models)[0] ?? '(none)';
-    const s = await this.inbound.sessionUsage(sessionId);
+    const s = await this.pointers.usage(sessionId);
     return [
       `model: ${model}`,
       `agent: ${agentId}`,

@@ -1,12 +1,18 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { Button, ChannelAdapter, InboundMessage } from '../channel.port';
+import { ConfigService } from '@nestclaw/config';
+import type { ChannelAdapter, InboundMessage } from '../channel.port';
+import { channelConfig } from '../channel-config';
 import { ConversationLogService } from '../conversation-log/conversation-log.service';
+import type { InboundStatus } from '../inbound/inbound.repository';
+import type { ChannelTurn } from '../turn/channel-turn';
+import { ApprovalCards } from './approval-card';
 import { OutboundKind, OutboundRepository, OutboundRow } from './outbound.repository';
 import { plainFallback, PLACEHOLDER, replyParts } from './rendering';
 import { StreamPreview } from './stream-preview';
 
 /**
- * The last stage: splits a reply into platform messages, sends each once and records it.
+ * The last stage: splits a reply into platform messages, sends each once and records it. For a turn,
+ * also what the chat shows while it runs: typing, a live preview of the reply, approval cards.
  *
  * For a message that may be handled again after a crash (it has an inbound row), each part's intent
  * is recorded before the platform call that creates it, and the final text is always either an edit
@@ -22,10 +28,69 @@ export class ReplyDelivery {
   constructor(
     private readonly outbound: OutboundRepository,
     private readonly log: ConversationLogService,
+    private readonly config: ConfigService,
+    private readonly cards: ApprovalCards,
   ) {}
 
+  /**
+   * A turn's reply as it is written: typing and a live preview while it runs, an approval card when
+   * it asks for one, then the final text. Says how the inbound message ends (`requeue`: the gateway
+   * is stopping and the next start answers it).
+   */
+  async replyTo(
+    adapter: ChannelAdapter,
+    m: InboundMessage,
+    inboundId: string,
+    turn: ChannelTurn,
+    recovered: boolean,
+  ): Promise<Exclude<InboundStatus, 'received' | 'refused'> | 'requeue'> {
+    await this.showWhileRunning(adapter, m, inboundId, turn, recovered);
+    const outcome = await turn.outcome;
+    if (outcome.kind === 'requeue') return 'requeue';
+    try {
+      await this.deliver(adapter, m, inboundId, outcome.text, 'reply');
+      return outcome.status;
+    } catch (e) {
+      // Retries are spent (or the chat refuses us, e.g. the user blocked the bot): do not retry this at every start.
+      this.logger.warn(`could not deliver the reply to ${m.channel} chat ${m.chat.id}: ${(e as Error).message}`);
+      return 'failed';
+    }
+  }
+
+  private async showWhileRunning(
+    adapter: ChannelAdapter,
+    m: InboundMessage,
+    inboundId: string,
+    turn: ChannelTurn,
+    recovered: boolean,
+  ): Promise<void> {
+    const interval = channelConfig(this.config.get(), m.channel).stream_edit_interval;
+    let preview: StreamPreview | undefined;
+    let typing: NodeJS.Timeout | undefined;
+    try {
+      preview = await this.preview(adapter, m, inboundId, interval, recovered);
+      typing = startTyping(adapter, m);
+      const shown = preview;
+      await turn.events.read((e) => {
+        if (e.type === 'started') shown.begin();
+        else if (e.type === 'token') shown.push(e.text);
+        else
+          void this.cards
+            .show(adapter, m, { id: e.approvalId, name: e.tool, input: e.input, reason: e.reason, ownerOnly: e.ownerOnly })
+            .catch(() => undefined);
+      });
+    } catch (e) {
+      // The turn runs on: wait for it, so the next message of this chat never starts beside it.
+      await turn.outcome.catch(() => undefined);
+      throw e;
+    } finally {
+      clearInterval(typing);
+      await preview?.close();
+    }
+  }
+
   /** A live preview for the reply to `inboundId`; after a restart (`recovered`) it resumes the preview a crashed attempt left. */
-  async preview(
+  private async preview(
     adapter: ChannelAdapter,
     m: InboundMessage,
     inboundId: string,
@@ -97,22 +162,13 @@ export class ReplyDelivery {
     );
     return undefined;
   }
-
-  /** Sends a message with buttons (an approval card): never retried, so recorded once it is sent. */
-  async card(adapter: ChannelAdapter, m: InboundMessage, text: string, buttons?: Button[][]): Promise<void> {
-    const [first, ...rest] = replyParts(adapter, text);
-    const sent = await adapter.send({
-      chatId: m.chat.id,
-      threadId: m.threadId,
-      text: first.rendered,
-      plain: plainFallback(adapter, first.rendered, first.markdown),
-      buttons,
-    });
-    const base = { channel: m.channel, chatId: m.chat.id, part: 0, kind: 'approval' as const, content: first.markdown };
-    await this.outbound.recordSent({ ...base, platformMessageId: sent.platformMessageId });
-    if (rest.length) this.logger.warn(`an approval card for chat ${m.chat.id} was cut to one message`);
-    await this.log.append({ direction: 'out', channel: m.channel, endpointId: m.sender.id, content: text });
-  }
 }
 
 const lastOf = (rows: OutboundRow[], kind: OutboundKind, part: number) => rows.filter((r) => r.kind === kind && r.part === part).at(-1);
+
+function startTyping(adapter: ChannelAdapter, m: InboundMessage): NodeJS.Timeout {
+  const tick = () => void adapter.typing?.(m.chat.id, m.threadId).catch(() => undefined);
+  tick();
+  // Telegram shows "typing" for about 5 s per call.
+  return setInterval(tick, 4000);
+}

@@ -70,17 +70,4 @@ describe('InboundRepository (real database)', () => {
     );
     expect(Object.fromEntries(await repo.lastSeen(channel))).toEqual({ a: '11', b: '20' });
   });
-
-  it('points a routing key at the same session until /new moves it', async () => {
-    const key = uniqueId('telegram:dm');
-    const first = await repo.currentSession(key);
-    expect(await repo.currentSession(key)).toBe(first);
-    const moved = await repo.startNewSession(key);
-    expect(moved).not.toBe(first);
-    expect(await repo.currentSession(key)).toBe(moved);
-  });
-
-  it('has no usage for a session before its first turn', async () => {
-    expect(await repo.sessionUsage(uniqueId('s'))).toBeNull();
-  });
 });

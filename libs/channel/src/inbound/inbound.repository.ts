@@ -16,8 +16,8 @@ const wrap = <T>(p: Promise<T>): Promise<T> =>
   });
 
 /**
- * The durable inbound queue (the third stage: stored before the adapter acknowledges) and the
- * channel's session pointers. A platform message id is stored once: `record` returns null for a redelivery.
+ * The durable inbound queue (the third stage: stored before the adapter acknowledges). A platform
+ * message id is stored once: `record` returns null for a redelivery.
  */
 @Injectable()
 export class InboundRepository {
@@ -60,41 +60,5 @@ export class InboundRepository {
       ),
     );
     return new Map(rows.map((r) => [r.chat_id, r.platform_message_id]));
-  }
-
-  /** The session a routing key currently points at (`/new` moves it). */
-  async currentSession(sessionKey: string): Promise<string> {
-    const { rows } = await wrap(
-      this.db.pool.query<{ session_id: string }>(
-        `INSERT INTO channel_sessions (session_key, session_id) VALUES ($1, $1)
-         ON CONFLICT (session_key) DO UPDATE SET session_key = EXCLUDED.session_key RETURNING session_id`,
-        [sessionKey],
-      ),
-    );
-    return rows[0].session_id;
-  }
-
-  async startNewSession(sessionKey: string): Promise<string> {
-    const id = `${sessionKey}:${Date.now().toString(36)}`;
-    await wrap(
-      this.db.pool.query(
-        `INSERT INTO channel_sessions (session_key, session_id) VALUES ($1, $2)
-         ON CONFLICT (session_key) DO UPDATE SET session_id = $2, updated_at = now()`,
-        [sessionKey, id],
-      ),
-    );
-    return id;
-  }
-
-  /** Tokens and cost so far (for /status); null before the session's first turn. */
-  async sessionUsage(sessionId: string): Promise<{ inputTokens: number; outputTokens: number; costUsd: number } | null> {
-    const { rows } = await wrap(
-      this.db.pool.query<{ input_tokens: string; output_tokens: string; cost_usd: string }>(
-        `SELECT input_tokens, output_tokens, cost_usd FROM sessions WHERE id = $1`,
-        [sessionId],
-      ),
-    );
-    const r = rows[0];
-    return r ? { inputTokens: Number(r.input_tokens), outputTokens: Number(r.output_tokens), costUsd: Number(r.cost_usd) } : null;
   }
 }

@@ -1,16 +1,18 @@
 import { Injectable } from '@nestjs/common';
-import { ChannelConfig, ConfigService } from '@nestclaw/config';
+import { ConfigService } from '@nestclaw/config';
 import type { InboundMessage } from '../channel.port';
 import { resolveAgent } from './bindings';
-import { channelConfig } from '../channel-config';
+import { ParsedCommand, parseCommand } from './command-parser';
 import { buildSessionKey } from './session-key';
 
 export interface Routed {
   agentId: string;
   sessionKey: string;
+  /** A chat command (answered by the commands stage), or undefined: a turn for the agent. */
+  command?: ParsedCommand;
 }
 
-/** The second stage: which agent answers, and in which conversation (the session key). */
+/** The second stage: which agent answers, in which conversation (the session key), and whether as a command or a turn. */
 @Injectable()
 export class MessageRouter {
   constructor(private readonly config: ConfigService) {}
@@ -34,14 +36,6 @@ export class MessageRouter {
       dmScope: cfg.session.dm_scope,
       identityLinks: cfg.session.identity_links,
     });
-    return { agentId, sessionKey };
-  }
-
-  channelConfig(channel: string): ChannelConfig {
-    return channelConfig(this.config.get(), channel);
-  }
-
-  commandPrefix(): string {
-    return this.config.get().channels.command_prefix;
+    return { agentId, sessionKey, command: parseCommand(m.text, cfg.channels.command_prefix) };
   }
 }

@@ -2,23 +2,19 @@ import { Injectable, Logger } from '@nestjs/common';
 import { isNestclawError } from '@nestclaw/common';
 import { AgentService, TurnResult } from '@nestclaw/agent';
 import { ConfigService } from '@nestclaw/config';
-import type { ChannelAdapter, InboundMessage } from '../channel.port';
-import { ApprovalCommands } from '../commands/approval-commands';
-import { ReplyDelivery } from '../delivery/reply-delivery.service';
-import { InboundRepository } from '../inbound/inbound.repository';
+import type { InboundMessage } from '../channel.port';
 import type { Routed } from '../routing/message-router';
-import { channelConfig } from '../channel-config';
+import { ChannelSessionRepository } from '../session/channel-session.repository';
+import { ChannelTurn, TurnEvents, TurnOutcome } from './channel-turn';
 import { RunningTurns } from './running-turns';
 
-/** What the delivery stage sends, or `requeue`: the gateway is stopping and the next start answers it. */
-export type TurnOutcome = { kind: 'reply'; text: string; status: 'answered' | 'failed' } | { kind: 'requeue' };
-
 /**
- * The agent's turn for one stored message, with typing and a live preview. The turn is keyed by the
- * inbound message, so a message retried after a crash gets its stored answer back; one cut short is
- * answered again in place of the unfinished attempt (never a second turn in the transcript), unless
- * a tool call that may have changed something had started: that one is answered with a notice
- * (`channels.recovery.interrupted_turns`, agent InterruptedTurns).
+ * The agent's turn for one stored message, in the chat's current session (resolved once, here). The
+ * turn is keyed by the inbound message, so a message retried after a crash gets its stored answer
+ * back; one cut short is answered again in place of the unfinished attempt (never a second turn in
+ * the transcript), unless a tool call that may have changed something had started: that one is
+ * answered with a notice (`channels.recovery.interrupted_turns`, agent InterruptedTurns). What the
+ * chat shows while it runs is the delivery stage's: this stage only hands over the turn's events.
  */
 @Injectable()
 export class ChannelTurnRunner {
@@ -27,11 +23,9 @@ export class ChannelTurnRunner {
 
   constructor(
     private readonly agent: AgentService,
-    private readonly inbound: InboundRepository,
+    private readonly sessions: ChannelSessionRepository,
     private readonly config: ConfigService,
     private readonly running: RunningTurns,
-    private readonly delivery: ReplyDelivery,
-    private readonly approvals: ApprovalCommands,
   ) {}
 
   /** Runs still going are aborted; their messages stay queued for the next start. */
@@ -40,13 +34,16 @@ export class ChannelTurnRunner {
     this.running.cancelAll();
   }
 
-  async run(adapter: ChannelAdapter, inboundId: string, m: InboundMessage, routed: Routed, recovered: boolean): Promise<TurnOutcome> {
-    const config = this.config.get();
-    const cfg = channelConfig(config, m.channel);
-    const sessionId = await this.inbound.currentSession(routed.sessionKey);
+  /** Starts the turn and returns at once: delivery reads its events while it runs. */
+  start(inboundId: string, m: InboundMessage, routed: Routed, recovered: boolean): ChannelTurn {
+    const events = new TurnEvents();
+    const outcome = this.run(events, inboundId, m, routed, recovered).finally(() => events.end());
+    return { events, outcome };
+  }
+
+  private async run(events: TurnEvents, inboundId: string, m: InboundMessage, routed: Routed, recovered: boolean): Promise<TurnOutcome> {
+    const sessionId = await this.sessions.current(routed.sessionKey);
     const controller = this.running.start(routed.sessionKey);
-    const preview = await this.delivery.preview(adapter, m, inboundId, cfg.stream_edit_interval, recovered);
-    const typing = startTyping(adapter, m);
     const attachments = m.media.map((x) => `[attachment: ${x.kind}${x.fileName ? ` ${x.fileName}` : ''}]`).join(' ');
     try {
       const result: TurnResult = await this.agent.run(
@@ -59,22 +56,13 @@ export class ChannelTurnRunner {
           createSession: true,
           inboundKey: `${m.channel}:${inboundId}`,
           recovered,
-          interruptedTurns: config.channels.recovery.interrupted_turns,
+          interruptedTurns: this.config.get().channels.recovery.interrupted_turns,
         },
         {
           signal: controller.signal,
           stream: true,
           onEvent: (e) => {
-            if (e.type === 'started') preview.begin();
-            else if (e.type === 'token') preview.push(e.text);
-            else if (e.type === 'approval_required')
-              void this.approvals.ask(adapter, m, {
-                id: e.approvalId,
-                name: e.tool,
-                input: e.input,
-                reason: e.reason,
-                ownerOnly: e.ownerOnly,
-              });
+            if (e.type === 'started' || e.type === 'token' || e.type === 'approval_required') events.push(e);
           },
         },
       );
@@ -91,16 +79,7 @@ export class ChannelTurnRunner {
       const code = isNestclawError(e) ? e.code : 'internal error';
       return { kind: 'reply', text: `Sorry, I could not answer that (${code}). Please try again.`, status: 'failed' };
     } finally {
-      clearInterval(typing);
       this.running.end(routed.sessionKey, controller);
-      await preview.close();
     }
   }
-}
-
-function startTyping(adapter: ChannelAdapter, m: InboundMessage): NodeJS.Timeout {
-  const tick = () => void adapter.typing?.(m.chat.id, m.threadId).catch(() => undefined);
-  tick();
-  // Telegram shows "typing" for about 5 s per call.
-  return setInterval(tick, 4000);
 }

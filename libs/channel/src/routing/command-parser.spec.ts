@@ -1,4 +1,4 @@
-import { parseCommand } from './chat-commands';
+import { parseCommand } from './command-parser';
 
 describe('parseCommand', () => {
   it.each([
@@ -10,7 +10,7 @@ describe('parseCommand', () => {
     ['/compact', '/', { name: 'compact', args: [] }],
     ['/cron rm 0b0e', '/', { name: 'cron', args: ['rm', '0b0e'] }],
   ])('%s with prefix %s', (text, prefix, expected) => {
-    expect(parseCommand(text, prefix)).toEqual(expected);
+    expect(parseCommand(text, prefix)).toEqual({ ...expected, prefix });
   });
 
   it('treats unknown commands and plain text as messages for the model', () => {
