@@ -107,10 +107,13 @@ function reliableFor(model: ModelProvider, store: ProviderLib.IdempotencyStore, 
   return new provider.ReliableProvider(
     registry,
     configService,
-    new provider.CircuitBreakerRegistry(configService, clock),
-    new provider.RateLimitTracker(clock),
+    new provider.AttemptAdmission(
+      new provider.CircuitBreakerRegistry(configService, clock),
+      new provider.RateLimitTracker(clock),
+      clock,
+      new provider.SpendBudget(),
+    ),
     store,
-    clock,
   );
 }
 

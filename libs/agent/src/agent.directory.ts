@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { NestclawError } from '@nestclaw/common';
 import { AgentConfig, ConfigService } from '@nestclaw/config';
-import { assertWithinBudget } from '@nestclaw/observability';
-import { ReliableProvider, providerNotConfigured } from '@nestclaw/provider';
+import { ReliableProvider, providerNotConfigured, SpendBudget } from '@nestclaw/provider';
 
 /** The configured agents: lookup by id, and whether one can run now. */
 @Injectable()
@@ -10,6 +9,7 @@ export class AgentDirectory {
   constructor(
     private readonly config: ConfigService,
     private readonly provider: ReliableProvider,
+    private readonly spend: SpendBudget,
   ) {}
 
   get(agentId: string): AgentConfig {
@@ -29,7 +29,7 @@ export class AgentDirectory {
   runnable(agentId: string): AgentConfig {
     const agent = this.get(agentId);
     if (!this.provider.isConfigured({ primary: agent.model, fallback: agent.fallback })) throw providerNotConfigured();
-    assertWithinBudget(agentId);
+    this.spend.assertWithin(agentId);
     return agent;
   }
 }

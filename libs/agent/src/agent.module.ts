@@ -1,10 +1,9 @@
-import { Module, OnModuleInit } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
-import { ConfigModule, ConfigService } from '@nestclaw/config';
+import { Inject, Module, OnModuleInit } from '@nestjs/common';
+import { ConfigModule } from '@nestclaw/config';
 import { DbModule } from '@nestclaw/db';
 import { MemoryModule } from '@nestclaw/memory';
 import { ProviderModule } from '@nestclaw/provider';
-import { HookRegistry, ToolModule, ToolRegistry } from '@nestclaw/tool';
+import { Tool, ToolModule, ToolRegistry } from '@nestclaw/tool';
 import { AgentDirectory } from './agent.directory';
 import { AgentService } from './agent.service';
 import { CompactionRepository } from './compaction/compaction.repository';
@@ -18,15 +17,14 @@ import { SkillCatalog } from './skills/skill.catalog';
 import { SkillReadTool } from './skills/skill-read.tool';
 import { SpawnTool } from './subagents/spawn.tool';
 import { SubagentRunRepository } from './subagents/subagent-run.repository';
-import { ToolStepRunner } from './turn/tool-step.runner';
-import { TurnContextService } from './turn/turn-context.service';
-import { TurnLoop } from './turn/turn.loop';
-import { TurnRunner } from './turn/turn.runner';
+import { AdmitStage } from './turn/admit.stage';
+import { CloseStage } from './turn/close.stage';
 import { InterruptedTurnRepository } from './turn/interrupted-turn.repository';
 import { InterruptedTurns } from './turn/interrupted-turns';
-import { ResumedTurns } from './turn/resumed-turns';
-import { TurnOpener } from './turn/turn.opener';
-import { TurnStartBuilder } from './turn/turn-start.builder';
+import { LoopStage } from './turn/loop.stage';
+import { OpenStage } from './turn/open.stage';
+import { PrepareStage } from './turn/prepare.stage';
+import { ToolStepRunner } from './turn/tool-step.runner';
 import { CronService } from './scheduler/cron.service';
 import { CronTool } from './scheduler/cron.tool';
 import { HeartbeatService } from './scheduler/heartbeat.service';
@@ -38,22 +36,25 @@ import { JobOutputDispatcher } from './scheduler/job-output.dispatcher';
 import { JobOutputPort } from './scheduler/job-output.port';
 import { JobOutputRepository } from './scheduler/job-output.repository';
 
+/** The tools this lib adds: built by DI like any provider, registered with the ToolRegistry (which depends on no tool) once the graph is built. */
+const AGENT_TOOLS = Symbol('AGENT_TOOLS');
+const agentTools = [SkillReadTool, SpawnTool, CronTool];
+
 @Module({
   imports: [ConfigModule, DbModule, ProviderModule, ToolModule, MemoryModule],
   providers: [
     AgentService,
     AgentDirectory,
-    TurnRunner,
-    TurnOpener,
-    ResumedTurns,
+    AdmitStage,
+    OpenStage,
     InterruptedTurns,
     InterruptedTurnRepository,
-    TurnStartBuilder,
-    TurnLoop,
+    PrepareStage,
+    LoopStage,
+    ToolStepRunner,
+    CloseStage,
     SessionRepository,
     TurnRepository,
-    ToolStepRunner,
-    TurnContextService,
     SystemPromptBuilder,
     BootstrapFiles,
     SkillCatalog,
@@ -70,6 +71,8 @@ import { JobOutputRepository } from './scheduler/job-output.repository';
     JobOutputRepository,
     JobOutputDispatcher,
     SubagentRunRepository,
+    ...agentTools,
+    { provide: AGENT_TOOLS, useFactory: (...tools: Tool[]) => tools, inject: agentTools },
   ],
   exports: [
     AgentService,
@@ -85,24 +88,11 @@ import { JobOutputRepository } from './scheduler/job-output.repository';
 })
 export class AgentModule implements OnModuleInit {
   constructor(
-    private readonly tools: ToolRegistry,
-    private readonly skills: SkillCatalog,
-    private readonly config: ConfigService,
-    private readonly hooks: HookRegistry,
-    private readonly refs: ModuleRef,
+    private readonly registry: ToolRegistry,
+    @Inject(AGENT_TOOLS) private readonly tools: Tool[],
   ) {}
 
-  /** Tools that need the agent itself live here; the registry only knows them as tools. */
   onModuleInit(): void {
-    this.tools.register(new SkillReadTool(this.skills));
-    this.tools.register(
-      new SpawnTool(
-        this.config,
-        () => this.refs.get(AgentService),
-        this.hooks,
-        () => this.refs.get(SubagentRunRepository),
-      ),
-    );
-    this.tools.register(new CronTool(() => this.refs.get(CronService)));
+    for (const tool of this.tools) this.registry.register(tool);
   }
 }

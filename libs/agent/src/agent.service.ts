@@ -1,34 +1,33 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
-import { KeyedQueue } from '@nestclaw/common';
-import { AgentConfig } from '@nestclaw/config';
-import { beginTurn } from '@nestclaw/observability';
-import { Approval, ApprovalService, HookRegistry } from '@nestclaw/tool';
-import { AgentDirectory } from './agent.directory';
+import { Approval, ApprovalService } from '@nestclaw/tool';
 import type { CompactResult, TurnInput, TurnOptions, TurnResult } from './agent.types';
-import { newSessionId } from './session/session-key';
-import { TurnRepository } from './session/turn.repository';
+import { AdmitStage } from './turn/admit.stage';
+import { CloseStage } from './turn/close.stage';
+import { LoopStage } from './turn/loop.stage';
 import { sumUsage } from './turn/model-call';
-import { TurnContextService } from './turn/turn-context.service';
-import { TurnRunner } from './turn/turn.runner';
+import { OpenStage } from './turn/open.stage';
+import { PrepareStage } from './turn/prepare.stage';
+import type { AdmittedTurn } from './turn/turn.types';
 
 /**
- * The agent loop's front door: history → prompt → model → tools → … → reply, one turn at a time per
- * session. A tool call that needs approval pauses the turn; it resumes in-process, or from the
- * database after a restart or a client disconnect.
+ * The agent's turn, each stage entered once and in this order (turn.types.ts has what passes between them):
+ * admit (agent, budget, the session's lane) → open (hooks, the opening statement) → prepare (prompt,
+ * fitted history and compaction, recalled memories, tool definitions) → loop (model ⇄ tool steps) →
+ * close (the closing statement, `done`, remembering). A new message, a retried inbound message and
+ * a paused turn resumed after its approval (in-process, or from the database after a restart or a
+ * client disconnect) all take this path; one settled when it opens goes from open to close.
  */
 @Injectable()
 export class AgentService implements OnModuleInit, OnApplicationBootstrap {
   private readonly logger = new Logger('Agent');
-  private readonly queue = new KeyedQueue();
 
   constructor(
-    private readonly agents: AgentDirectory,
-    private readonly sessions: TurnRepository,
-    private readonly turns: TurnRunner,
-    private readonly context: TurnContextService,
+    private readonly admit: AdmitStage,
+    private readonly open: OpenStage,
+    private readonly prepare: PrepareStage,
+    private readonly loop: LoopStage,
+    private readonly close: CloseStage,
     private readonly approvals: ApprovalService,
-    private readonly hooks: HookRegistry,
   ) {}
 
   onModuleInit(): void {
@@ -39,46 +38,47 @@ export class AgentService implements OnModuleInit, OnApplicationBootstrap {
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    const n = await this.sessions.interruptOpenTurns();
-    if (n.turns > 0)
-      this.logger.warn(`${n.turns} turn(s) and ${n.calls} model call(s) left open by an earlier crash were marked interrupted`);
+    await this.open.interruptLeftovers();
     await this.approvals.recover();
   }
 
-  agentConfig(agentId: string): AgentConfig {
-    return this.agents.get(agentId);
-  }
-
-  /** Queues a turn behind earlier ones for the same session and runs it. */
+  /** A new message: admitted (or refused) now, then run behind earlier turns of its session. */
   run(input: TurnInput, options: TurnOptions = {}): Promise<TurnResult> {
-    const agentId = input.agentId ?? 'default';
-    const agent = this.agents.runnable(agentId);
-    const sessionId = input.sessionId ?? newSessionId();
-    const create = input.createSession || !input.sessionId;
-    const telemetry = beginTurn({ agent: agentId, channel: input.channel, sessionId, input: input.message });
-    return this.queue.run(sessionId, () =>
-      telemetry.run(() => this.turns.run({ ...input, sessionId, agentId, createSession: create }, agent, options)),
-    );
-  }
-
-  /** Fires SessionEnd for a session whose conversation is over (channels and the CLI call this). */
-  async endSession(sessionId: string, agentId = 'default'): Promise<void> {
-    await this.hooks.sessionEnd({ sessionId, agentId });
-  }
-
-  /** `/compact` and `POST /v1/sessions/:id/compact`: summarise older turns now, queued behind running turns. */
-  compact(sessionId: string, signal?: AbortSignal): Promise<CompactResult> {
-    return this.queue.run(sessionId, async () => {
-      const report = await this.context.compactNow(sessionId, (agentId) => this.agents.get(agentId), signal);
-      if (report.calls.length) await this.sessions.recordProgress({ sessionId, turnId: randomUUID(), messages: [], calls: report.calls });
-      return { sessionId, summarisedMessages: report.summarisedMessages, mergedSummaries: report.merged, usage: sumUsage(report.calls) };
-    });
+    const admitted = this.admit.message(input);
+    // A message's turn always ends in a result: only a decided approval can find its turn stale.
+    return this.admit.lane(admitted.input.sessionId, () =>
+      admitted.telemetry.run(() => this.pass(admitted, options)),
+    ) as Promise<TurnResult>;
   }
 
   /** Continues a paused turn from the database once its approval is decided. */
   resume(approval: Approval): Promise<void> {
-    return this.queue
-      .run(approval.sessionId, () => this.turns.resume(approval))
+    return this.admit
+      .lane(approval.sessionId, async () => {
+        await this.pass(this.admit.approval(approval), {});
+      })
       .catch((e: unknown) => this.logger.error(`resuming turn ${approval.turnId} failed: ${(e as Error).message}`));
+  }
+
+  /** `/compact` and `POST /v1/sessions/:id/compact`: summarise older turns now, in the session's lane. */
+  compact(sessionId: string, signal?: AbortSignal): Promise<CompactResult> {
+    return this.admit.lane(sessionId, async () => {
+      const report = await this.prepare.compactNow(sessionId, signal);
+      await this.close.recordCompaction(sessionId, report.calls);
+      return { sessionId, summarisedMessages: report.summarisedMessages, mergedSummaries: report.merged, usage: sumUsage(report.calls) };
+    });
+  }
+
+  /** Fires SessionEnd for a session whose conversation is over (channels and the CLI call this). */
+  endSession(sessionId: string, agentId = 'default'): Promise<void> {
+    return this.close.endSession(sessionId, agentId);
+  }
+
+  private async pass(admitted: AdmittedTurn, options: TurnOptions): Promise<TurnResult | undefined> {
+    const opened = await this.open.open(admitted, options.signal);
+    if (opened.kind === 'replay' || opened.kind === 'notify' || opened.kind === 'stale') return this.close.settled(opened, options);
+    const prepared = await this.prepare.prepare(opened, options.signal);
+    const outcome = await this.loop.run(prepared, options);
+    return this.close.close(prepared, outcome, options);
   }
 }

@@ -31,8 +31,8 @@ export { observePool, observeMigrations, recordRetentionDeleted } from './record
 export { recordMemoryRecall, recordEmbeddingCall, recordEmbeddingCacheHits, observeMemoryIndex } from './recorders/memory.recorder';
 export type { MemoryRecallMode, EmbeddingPurpose } from './recorders/memory.recorder';
 export type { MemoryIndexState } from './metrics/memory-metrics';
-export { setAgentSpend, setAgentBudget, addAgentSpend, assertWithinBudget, holdAgentSpend } from './recorders/budget.recorder';
-export type { BudgetPeriod, AgentBudget, SpendHold } from './recorders/budget.recorder';
+export { recordAgentSpend, recordBudgetRefusal } from './recorders/budget.recorder';
+export type { BudgetPeriod } from './recorders/budget.recorder';
 export { recordHeartbeatCapReached } from './recorders/scheduler.recorder';
 export { tracer, activeTraceId } from './tracing/tracer';
 export { traceRoot } from './recorders/transport.recorder';

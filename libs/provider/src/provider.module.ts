@@ -1,7 +1,9 @@
 import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestclaw/config';
 import { DbModule } from '@nestclaw/db';
+import { SpendBudget } from './budget/spend-budget';
 import { ProviderRegistry } from './provider.registry';
+import { AttemptAdmission } from './reliability/attempt-admission';
 import { CircuitBreakerRegistry } from './reliability/circuit-breaker.registry';
 import { Clock } from './reliability/clock';
 import { IdempotencyRepository } from './reliability/idempotency.repository';
@@ -19,6 +21,8 @@ import { UsageService } from './usage/usage.service';
     ProviderRegistry,
     CircuitBreakerRegistry,
     RateLimitTracker,
+    SpendBudget,
+    AttemptAdmission,
     IdempotencyRepository,
     { provide: IdempotencyStore, useClass: PgIdempotencyStore },
     ReliableProvider,
@@ -26,6 +30,6 @@ import { UsageService } from './usage/usage.service';
     UsageRepository,
     UsageService,
   ],
-  exports: [Clock, ProviderRegistry, CircuitBreakerRegistry, ReliableProvider, ProviderStatusService, UsageService],
+  exports: [Clock, ProviderRegistry, CircuitBreakerRegistry, ReliableProvider, ProviderStatusService, UsageService, SpendBudget],
 })
 export class ProviderModule {}

@@ -6,6 +6,8 @@ import { ProviderRegistry, RegisteredModel } from './provider.registry';
 import { CircuitBreakerRegistry } from './reliability/circuit-breaker.registry';
 import { ManualClock, MemoryIdempotencyStore } from '@nestclaw/testing';
 import { RateLimitTracker } from './reliability/rate-limit.tracker';
+import { AttemptAdmission } from './reliability/attempt-admission';
+import { SpendBudget } from './budget/spend-budget';
 import { ProviderChainError, ReliableProvider } from './reliable.provider';
 
 /** A model that fails its first `failures` calls with a 500 and notes which ledger row each request was sent with (as nodeFetch does: open, commit, send). */
@@ -75,10 +77,8 @@ function setup(models: NotingModel[]) {
   return new ReliableProvider(
     registry,
     configService,
-    new CircuitBreakerRegistry(configService, clock),
-    new RateLimitTracker(clock),
+    new AttemptAdmission(new CircuitBreakerRegistry(configService, clock), new RateLimitTracker(clock), clock, new SpendBudget()),
     new MemoryIdempotencyStore(),
-    clock,
   );
 }
 

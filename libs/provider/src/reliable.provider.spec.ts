@@ -6,6 +6,8 @@ import { CircuitBreakerRegistry } from './reliability/circuit-breaker.registry';
 import { ManualClock, MemoryIdempotencyStore } from '@nestclaw/testing';
 import { Clock } from './reliability/clock';
 import { RateLimitTracker } from './reliability/rate-limit.tracker';
+import { AttemptAdmission } from './reliability/attempt-admission';
+import { SpendBudget } from './budget/spend-budget';
 import { ProviderChainError, ReliableProvider } from './reliable.provider';
 
 type Step = 'ok' | 'hang' | ProviderAttemptError;
@@ -88,7 +90,8 @@ function setup(models: ScriptedModel[], providers: Record<string, unknown> = {},
   const registry = { get: (n: string) => registered.get(n) } as unknown as ProviderRegistry;
   const breakers = new CircuitBreakerRegistry(configService, clock);
   const answers = new MemoryIdempotencyStore();
-  const reliable = new ReliableProvider(registry, configService, breakers, new RateLimitTracker(clock), answers, clock);
+  const admission = new AttemptAdmission(breakers, new RateLimitTracker(clock), clock, new SpendBudget());
+  const reliable = new ReliableProvider(registry, configService, admission, answers);
   reliable.random = () => 0.5;
   return { reliable, breakers, answers };
 }

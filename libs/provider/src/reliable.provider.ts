@@ -8,11 +8,9 @@ import { ChatRequest, ChatResponse, ChatStreamEvent, emptyUsage } from './model-
 import { ProviderAttemptError, providerNotConfigured } from './provider.errors';
 import { ProviderRegistry, RegisteredModel } from './provider.registry';
 import { ChainRun } from './reliability/chain-run';
-import { CircuitBreakerRegistry } from './reliability/circuit-breaker.registry';
-import { Clock } from './reliability/clock';
+import { AttemptAdmission } from './reliability/attempt-admission';
 import { idempotencyKey, requestDigest } from './reliability/idempotency.key';
 import { IdempotencyStore } from './reliability/idempotency.store';
-import { RateLimitTracker } from './reliability/rate-limit.tracker';
 import { TimeoutBudget } from './reliability/timeout-budget';
 
 export type { LlmCallRecord } from './llm-call.record';
@@ -71,10 +69,8 @@ export class ReliableProvider {
   constructor(
     private readonly registry: ProviderRegistry,
     private readonly config: ConfigService,
-    private readonly breakers: CircuitBreakerRegistry,
-    private readonly limits: RateLimitTracker,
+    private readonly admission: AttemptAdmission,
     private readonly answers: IdempotencyStore,
-    private readonly clock: Clock,
   ) {}
 
   /** The ordered, de-duplicated list of usable chat models for a request. */
@@ -107,7 +103,7 @@ export class ReliableProvider {
       attemptTimeoutMs: providers.attempt_timeout,
       random: this.random,
     };
-    return new ChainRun(chain, budget, settings, { breakers: this.breakers, limits: this.limits, clock: this.clock }, request);
+    return new ChainRun(chain, budget, settings, this.admission, request);
   }
 
   async chat(request: ChatRequest, options: RouteOptions = {}): Promise<ReliableResult> {

@@ -1,13 +1,13 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
 import { ConfigService } from '@nestclaw/config';
-import { setAgentBudget, setAgentSpend } from '@nestclaw/observability';
-import { UsageService } from '@nestclaw/provider';
+import { SpendBudget, UsageService } from '@nestclaw/provider';
 
 /**
  * Reads each agent's spend for the UTC day and month from the llm_calls ledger every minute:
- * exports it (nestclaw_agent_spend_usd), arms the budget check the agent runs before each turn,
- * and logs a warning once per period when an agent crosses `budget.warn_at` of its budget.
+ * feeds it to SpendBudget (the provider lib's budget rule: checked before each turn and each model
+ * call; exported as nestclaw_agent_spend_usd), and logs a warning once per period when an agent
+ * crosses `budget.warn_at` of its budget.
  */
 @Injectable()
 export class SpendService implements OnApplicationBootstrap {
@@ -17,6 +17,7 @@ export class SpendService implements OnApplicationBootstrap {
   constructor(
     private readonly config: ConfigService,
     private readonly usage: UsageService,
+    private readonly budget: SpendBudget,
   ) {}
 
   onApplicationBootstrap(): Promise<void> {
@@ -29,10 +30,10 @@ export class SpendService implements OnApplicationBootstrap {
       const spend = await this.usage.spendByAgent(now);
       for (const [agent, cfg] of Object.entries(this.config.get().agents)) {
         const b = cfg.budget;
-        setAgentBudget(agent, b && { dailyUsd: b.daily_usd, monthlyUsd: b.monthly_usd, enforce: b.enforce });
+        this.budget.setBudget(agent, b && { dailyUsd: b.daily_usd, monthlyUsd: b.monthly_usd, enforce: b.enforce });
         const s = spend.get(agent) ?? { day: 0, month: 0 };
-        setAgentSpend(agent, 'day', s.day, b?.daily_usd);
-        setAgentSpend(agent, 'month', s.month, b?.monthly_usd);
+        this.budget.setSpend(agent, 'day', s.day, b?.daily_usd);
+        this.budget.setSpend(agent, 'month', s.month, b?.monthly_usd);
         if (b) this.warn(agent, 'day', s.day, b.daily_usd, b.warn_at, now);
         if (b) this.warn(agent, 'month', s.month, b.monthly_usd, b.warn_at, now);
       }

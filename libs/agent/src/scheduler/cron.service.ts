@@ -8,7 +8,7 @@ import { DeliveryTarget, JobOutputPort } from './job-output.port';
 import { nextDue, parseSchedule } from './schedule';
 import { JobRun, ScheduledJob, ScheduledJobRepository } from './scheduled-job.repository';
 import { SchedulerClock } from './scheduler.clock';
-import { SUBAGENT_CHANNEL } from '../turn/tool-step.runner';
+import { SUBAGENT_CHANNEL } from '../turn/turn.types';
 
 /** Turns nobody typed: a scheduled job's, the heartbeat's and a subagent's. */
 const AUTOMATIC_CHANNELS = new Set(['cron', 'heartbeat', SUBAGENT_CHANNEL]);

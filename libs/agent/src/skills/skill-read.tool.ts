@@ -1,10 +1,12 @@
+import { Injectable } from '@nestjs/common';
 import { z } from 'zod';
 import { Tool, ToolError, ToolRuntime } from '@nestclaw/tool';
-import type { SkillCatalog } from './skill.catalog';
+import { SkillCatalog } from './skill.catalog';
 
 const input = z.object({ name: z.string().min(1).max(64).describe('Skill name from the Skills list') });
 
 /** Gives the model a skill's full SKILL.md on demand, so the prompt only carries one line per skill. */
+@Injectable()
 export class SkillReadTool implements Tool<typeof input> {
   readonly name = 'skill_read';
   readonly description = "Read a skill's instructions (SKILL.md).";

@@ -1,11 +1,12 @@
+import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { NestclawError } from '@nestclaw/common';
-import type { ConfigService } from '@nestclaw/config';
+import { ConfigService } from '@nestclaw/config';
 import { HookRegistry, Tool, ToolError, ToolRuntime } from '@nestclaw/tool';
-import type { AgentService } from '../agent.service';
-import { SUBAGENT_CHANNEL } from '../turn/tool-step.runner';
-import type { SubagentRunRepository } from './subagent-run.repository';
+import { AgentService } from '../agent.service';
+import { SUBAGENT_CHANNEL } from '../turn/turn.types';
+import { SubagentRunRepository } from './subagent-run.repository';
 
 const input = z.object({
   task: z.string().min(1).max(8000).describe('What the subagent should do; it sees only this, not the conversation'),
@@ -31,16 +32,19 @@ export interface SubagentReport {
  * tools must be named.
  * Cancelling the parent turn (/stop, disconnect) cancels the child through the same signal. Each
  * child is a subagent_runs row, so the per-session count and spend survive a restart.
+ * The child turn enters through AgentService like any other; no cycle: the tool registry holds
+ * tools but depends on none (AgentModule registers this one once the graph is built).
  */
+@Injectable()
 export class SpawnTool implements Tool<typeof input> {
   readonly name = 'spawn';
   readonly description = 'Hand a self-contained task to a subagent and get its report.';
   readonly input = input;
   constructor(
     private readonly config: ConfigService,
-    private readonly agents: () => AgentService,
+    private readonly agents: AgentService,
     private readonly hooks: HookRegistry,
-    private readonly runs: () => SubagentRunRepository,
+    private readonly runs: SubagentRunRepository,
   ) {}
 
   async execute(ctx: ToolRuntime, { task, agentId }: z.output<typeof input>, signal: AbortSignal): Promise<string> {
@@ -66,7 +70,7 @@ export class SpawnTool implements Tool<typeof input> {
     }
     const id = randomUUID();
     const childSessionId = `agent:${target}${SUBAGENT_MARK}${id}`;
-    const reserved = await this.runs().reserve(
+    const reserved = await this.runs.reserve(
       { id, parentSessionId: ctx.sessionId, childSessionId, agentId: target },
       { maxCount: limits.max_per_session, maxCostUsd: limits.max_cost_usd },
     );
@@ -93,7 +97,7 @@ export class SpawnTool implements Tool<typeof input> {
       usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
     };
     try {
-      const r = await this.agents().run(
+      const r = await this.agents.run(
         {
           message: task,
           sessionId: childSessionId,
@@ -115,7 +119,7 @@ export class SpawnTool implements Tool<typeof input> {
       signal.removeEventListener('abort', onParentAbort);
     }
     report.durationMs = Date.now() - started;
-    await this.runs().finish(id, report.status, report.usage);
+    await this.runs.finish(id, report.status, report.usage);
     await this.hooks.subagentStop({
       sessionId: ctx.sessionId,
       agentId: ctx.agentId,

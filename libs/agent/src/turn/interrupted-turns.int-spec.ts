@@ -4,22 +4,45 @@ import { IntDatabase, openIntDatabase, uniqueId } from '@nestclaw/testing';
 import { ToolRegistry } from '@nestclaw/tool';
 import { SessionRepository } from '../session/session.repository';
 import { TurnRepository } from '../session/turn.repository';
+import type { LinkedTurn } from '../session/session.types';
+import { CloseStage } from './close.stage';
 import { InterruptedTurnRepository } from './interrupted-turn.repository';
+import type { InterruptedTurnPolicy } from './interrupted-turn.recovery';
 import { interruptedNotice, InterruptedTurns } from './interrupted-turns';
 
-describe('InterruptedTurns (real database)', () => {
+describe('InterruptedTurns and the close stage (real database)', () => {
   let int: IntDatabase;
   let sessions: TurnRepository;
   let reads: SessionRepository;
-  let turns: InterruptedTurns;
+  let recovery: InterruptedTurns;
+  let close: CloseStage;
   beforeAll(async () => {
     int = await openIntDatabase();
     sessions = new TurnRepository(int.db);
     reads = new SessionRepository(int.db);
     const config = configSchema.parse({});
-    turns = new InterruptedTurns(new InterruptedTurnRepository(int.db), new ToolRegistry({ get: () => config } as never));
+    const notices = new InterruptedTurnRepository(int.db);
+    recovery = new InterruptedTurns(notices, new ToolRegistry({ get: () => config } as never));
+    // Remembering and hooks play no part in settling a linked turn.
+    close = new CloseStage(sessions, notices, {} as never, {} as never);
   });
   afterAll(() => int?.close());
+
+  /** What the open stage decides for a linked turn that did not finish, closed as the close stage does; undefined: run it again. */
+  const turns = {
+    async settle(linked: LinkedTurn, input: { channel: string; endpointId?: string; interruptedTurns?: InterruptedTurnPolicy }) {
+      const r = await recovery.recoveryFor(linked, input.interruptedTurns);
+      if (r.kind === 'rerun') return undefined;
+      const { sessionId, turnId } = linked;
+      const usage = { inputTokens: 0, outputTokens: 0, costUsd: 0 };
+      return close.settled(
+        r.kind === 'replay'
+          ? { kind: 'replay', result: { sessionId, turnId, reply: r.notice, usage, interrupted: false, replayed: true } }
+          : { kind: 'notify', linked, input: { ...input, message: linked.content }, notice: r.notice, why: r.why },
+        {},
+      );
+    },
+  };
 
   const call = { modelName: 'fake', provider: 'openai-compatible', model: 'fake-model', attempt: 1, isFallback: false };
 

@@ -1,7 +1,6 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { ToolRegistry } from '@nestclaw/tool';
 import type { LinkedTurn } from '../session/session.types';
-import type { TurnUsage } from '../agent.events';
 import { InterruptedTurnRepository } from './interrupted-turn.repository';
 import { InterruptedTurnPolicy, recoveryOf } from './interrupted-turn.recovery';
 
@@ -12,50 +11,27 @@ export function interruptedNotice(message: string): string {
   return `nestclaw restarted while answering "${excerpt}" and the answer was lost. Send it again to retry.`;
 }
 
-export interface NoticeResult {
-  sessionId: string;
-  turnId: string;
-  reply: string;
-  usage: TurnUsage;
-  interrupted: false;
-  replayed: true;
-}
+/** What to do with a linked turn that did not finish: its stored notice, a new notice (and why), or run it again. */
+export type LinkedRecovery = { kind: 'replay'; notice: string } | { kind: 'notify'; notice: string; why: string } | { kind: 'rerun' };
 
 /**
- * Recovery's choice for a linked turn that did not finish (`recoveryOf`): a notice (stored once,
- * replayed after) or undefined to run it again.
+ * Part of the open stage: recovery's choice (`recoveryOf`) for a linked turn that did not finish,
+ * from what it left behind. The close stage stores a new notice as the turn's answer.
  */
 @Injectable()
 export class InterruptedTurns {
-  private readonly logger = new Logger('Agent');
-
   constructor(
     private readonly repo: InterruptedTurnRepository,
     private readonly tools: ToolRegistry,
   ) {}
 
-  async settle(
-    linked: LinkedTurn,
-    input: { channel: string; endpointId?: string; interruptedTurns?: InterruptedTurnPolicy },
-  ): Promise<NoticeResult | undefined> {
-    const { sessionId, turnId } = linked;
-    const state = await this.repo.state(sessionId, turnId);
+  async recoveryFor(linked: LinkedTurn, policy: InterruptedTurnPolicy | undefined): Promise<LinkedRecovery> {
+    const state = await this.repo.state(linked.sessionId, linked.turnId);
     const sideEffects = state.toolCalls.some((c) => this.tools.mayHaveSideEffects(c.name, c.arguments));
-    const recovery = recoveryOf({ ...state, sideEffects }, input.interruptedTurns ?? 'rerun');
-    const result = (reply: string): NoticeResult => ({
-      sessionId,
-      turnId,
-      reply,
-      usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
-      interrupted: false,
-      replayed: true,
-    });
-    if (recovery === 'replay') return result(state.notice!);
-    if (recovery === 'rerun') return undefined;
-    const notice = interruptedNotice(linked.content);
-    await this.repo.closeWithNotice({ sessionId, turnId, notice, channel: input.channel, endpointId: input.endpointId });
+    const recovery = recoveryOf({ ...state, sideEffects }, policy ?? 'rerun');
+    if (recovery === 'replay') return { kind: 'replay', notice: state.notice! };
+    if (recovery === 'rerun') return { kind: 'rerun' };
     const why = sideEffects ? 'a tool call that may have changed something had started' : 'its model request may have left';
-    this.logger.warn(`turn ${turnId} was cut short by a restart after ${why}; answered with a notice`);
-    return result(notice);
+    return { kind: 'notify', notice: interruptedNotice(linked.content), why };
   }
 }

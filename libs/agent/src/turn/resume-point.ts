@@ -2,7 +2,7 @@ import type { ChatMessage } from '@nestclaw/provider';
 import type { Approval } from '@nestclaw/tool';
 import type { StoredMessage } from '../session/session.types';
 import { historyToMessages } from './prompt.builder';
-import type { StepInput } from './tool-step.runner';
+import type { StepInput } from './turn.types';
 
 export type ResumePoint = { ok: true; messages: ChatMessage[]; iteration: number; step: StepInput } | { ok: false; why: string };
 

@@ -1,64 +1,28 @@
-import { traceApprovalWait } from '@nestclaw/observability';
 import { Injectable } from '@nestjs/common';
-import { NestclawError } from '@nestclaw/common';
-import type { AgentConfig } from '@nestclaw/config';
-import type { ChatMessage, LlmCallRecord, ToolCall } from '@nestclaw/provider';
+import { traceApprovalWait } from '@nestclaw/observability';
+import type { ChatMessage, ToolCall } from '@nestclaw/provider';
 import { Approval, ApprovalService, PreparedCall, ToolContext, ToolInvoker, ToolRegistry, ToolResult } from '@nestclaw/tool';
 import type { AgentEvent } from '../agent.events';
-import { TurnRepository } from '../session/turn.repository';
 import type { NewMessage } from '../session/session.types';
-
-/** The channel of a subagent's child turn (SpawnTool). */
-export const SUBAGENT_CHANNEL = 'subagent';
-
-/** Thrown when the client leaves while a call waits for approval: the turn stays open to resume later. */
-export class TurnDetachedError extends NestclawError {
-  constructor() {
-    super('cancelled', 'The client went away while a tool call was waiting for approval; the turn resumes when it is decided');
-  }
-}
-
-export interface StepTurn extends ToolContext {
-  channel: string;
-  endpointId?: string;
-  agent: AgentConfig;
-}
-
-export interface StepInput {
-  content: string;
-  calls: ToolCall[];
-  /** LLM call records of the response that asked for these calls, not stored yet. */
-  llmCalls: LlmCallRecord[];
-  /** Resuming: the assistant message is already stored, with these results. */
-  stored?: { results: Map<string, { content: string; isError: boolean }> };
-  /** Resuming: the decision for this call. */
-  decided?: Approval;
-}
-
-export interface StepOutput {
-  prompt: ChatMessage[];
-  /** Transcript rows and LLM call records still to be stored. */
-  unsaved: NewMessage[];
-  llmCalls: LlmCallRecord[];
-}
+import { ActiveTurn, StepInput, StepOutput, SUBAGENT_CHANNEL, TurnDetachedError } from './turn.types';
 
 /**
- * Runs one model response's tool calls in order. A call that needs approval first stores the
- * turn's progress (so it can resume from the database after a restart), creates the approval,
- * tells the client, and waits. A call that may change something (`Tool.sideEffects`) is stored
- * before it starts, so crash recovery sees it and never runs the turn again (InterruptedTurns);
- * read-only steps are stored after they finish, with no round trip of their own.
+ * Part of the loop stage: runs one model response's tool calls in order. A call that needs approval
+ * first stores the turn's progress (so it can resume from the database after a restart), creates the
+ * approval, tells the client, and waits. A call that may change something (`Tool.sideEffects`) is
+ * stored before it starts, so crash recovery sees it and never runs the turn again (InterruptedTurns);
+ * read-only steps are stored after they finish, with no round trip of their own. Progress is stored
+ * through the turn's ledger.
  */
 @Injectable()
 export class ToolStepRunner {
   constructor(
     private readonly invoker: ToolInvoker,
     private readonly approvals: ApprovalService,
-    private readonly sessions: TurnRepository,
     private readonly tools: ToolRegistry,
   ) {}
 
-  async run(turn: StepTurn, step: StepInput, signal: AbortSignal | undefined, emit: (e: AgentEvent) => void): Promise<StepOutput> {
+  async run(turn: ActiveTurn, step: StepInput, signal: AbortSignal | undefined, emit: (e: AgentEvent) => void): Promise<StepOutput> {
     const ctx: ToolContext = {
       sessionId: turn.sessionId,
       turnId: turn.turnId,
@@ -72,7 +36,7 @@ export class ToolStepRunner {
     /** The assistant row that asked for these calls is stored (resumed, or stored before an earlier call). */
     let onRecord = !!step.stored;
     const store = async () => {
-      await this.sessions.recordProgress({ sessionId: turn.sessionId, turnId: turn.turnId, messages: unsaved, calls: llmCalls });
+      await turn.ledger.record(unsaved, llmCalls);
       unsaved = [];
       llmCalls = [];
       onRecord = true;
@@ -155,7 +119,7 @@ export class ToolStepRunner {
     a: Approval,
     call: ToolCall,
     ctx: ToolContext,
-    turn: StepTurn,
+    turn: ActiveTurn,
     signal: AbortSignal,
     prepared?: PreparedCall,
   ): Promise<ToolResult> {

@@ -2,7 +2,6 @@ import { SpanStatusCode } from '@opentelemetry/api';
 import { ATTR, SPAN } from '../telemetry.names';
 import { telemetry } from '../telemetry.state';
 import { tracer } from '../tracing/tracer';
-import { addAgentSpend } from './budget.recorder';
 import { label } from './label';
 import { currentAgent } from './turn.recorder';
 
@@ -29,7 +28,7 @@ export interface AttemptTiming {
 
 const epochMs = (perfNow: number) => performance.timeOrigin + perfNow;
 
-/** One model attempt finished: GenAI metrics, spend, and a `chat {model}` span under the turn. */
+/** One model attempt finished: GenAI metrics and a `chat {model}` span under the turn (its spend: the provider lib's SpendBudget). */
 export function recordModelAttempt(call: ModelAttempt, timing: AttemptTiming): void {
   const m = telemetry.metrics;
   const agent = label(currentAgent());
@@ -51,7 +50,6 @@ export function recordModelAttempt(call: ModelAttempt, timing: AttemptTiming): v
     if (cachedInputTokens) m.modelTokens.labels(agent, model, 'cached_input').inc(cachedInputTokens);
     if (call.costUsd > 0) m.modelCost.labels(agent, model).inc(call.costUsd);
   }
-  addAgentSpend(currentAgent(), call.costUsd);
   const span = tracer().startSpan(`${SPAN.modelAttempt} ${call.model}`, {
     startTime: epochMs(timing.startedAt),
     attributes: {

@@ -1,4 +1,5 @@
-import { recordModelAttempt, SpendHold } from '@nestclaw/observability';
+import { recordModelAttempt } from '@nestclaw/observability';
+import type { SpendBudget, SpendHold } from '../budget/spend-budget';
 import { emptyUsage, Usage } from '../model-provider.port';
 import { costOf } from '../pricing';
 import type { AttemptStart, LlmCallRecord } from '../llm-call.record';
@@ -37,6 +38,9 @@ export class Attempt {
     private readonly permit: BreakerPermit,
     readonly reservation: Reservation,
     private readonly spend: SpendHold,
+    private readonly budget: SpendBudget,
+    /** The agent whose budget pays for it. */
+    private readonly agent: string | undefined,
   ) {}
 
   get signal(): AbortSignal {
@@ -74,6 +78,7 @@ export class Attempt {
       ...(this.ledgerId ? { ledgerId: this.ledgerId } : {}),
     };
     recordModelAttempt(call, { startedAt: this.started, firstChunkAt: this.firstChunkAt });
+    this.budget.add(this.agent, call.costUsd);
     return call;
   }
 

@@ -1,14 +1,12 @@
 import { countChatTokens, countTokens, NestclawError } from '@nestclaw/common';
-import { holdAgentSpend, recordModelRun } from '@nestclaw/observability';
+import { currentAgent, recordModelRun } from '@nestclaw/observability';
 import { ChatRequest, ChatResponse, Usage } from '../model-provider.port';
 import { costOf } from '../pricing';
 import { ProviderAttemptError } from '../provider.errors';
 import type { RegisteredModel } from '../provider.registry';
 import type { LlmCallRecord } from '../llm-call.record';
 import { Attempt, Target } from './attempt';
-import { CircuitBreakerRegistry } from './circuit-breaker.registry';
-import { Clock } from './clock';
-import { RateLimitTracker } from './rate-limit.tracker';
+import type { AttemptAdmission } from './attempt-admission';
 import { decideRetry, MIN_USEFUL_ATTEMPT_MS, RetrySettings } from './retry-policy';
 import { TimeoutBudget } from './timeout-budget';
 
@@ -17,12 +15,6 @@ export interface RunSettings {
   /** Cap on one model's share of the budget (`providers.attempt_timeout`). */
   attemptTimeoutMs?: number;
   random: () => number;
-}
-
-export interface RunDeps {
-  breakers: CircuitBreakerRegistry;
-  limits: RateLimitTracker;
-  clock: Clock;
 }
 
 export type Decision = { action: 'stop'; error: NestclawError } | { action: 'retry'; delayMs: number } | { action: 'next_model' };
@@ -46,12 +38,14 @@ export class ChainRun {
   private readonly failures = new Map<string, NestclawError>();
   private readonly skipped = new Map<string, string>();
   private current?: Attempt;
+  /** The agent whose turn this request serves (its spend budget), read once. */
+  private readonly agent = currentAgent();
 
   constructor(
     readonly chain: RegisteredModel[],
     readonly budget: TimeoutBudget,
     private readonly settings: RunSettings,
-    private readonly deps: RunDeps,
+    private readonly deps: AttemptAdmission,
     private readonly request: ChatRequest,
   ) {
     this.inputTokens = countChatTokens(request.messages, request.tools);
@@ -60,10 +54,7 @@ export class ChainRun {
 
   /** Why a model cannot take this request now, and from when it could; undefined = it can. */
   private blocked(m: RegisteredModel): { why: string; until?: number } | undefined {
-    const breaker = this.deps.breakers.for(m.name);
-    if (!breaker.available) return { why: 'circuit open', until: breaker.probeAt };
-    const until = this.deps.limits.blockedUntil(m.name, m.config.limits, this.tokens);
-    return until === undefined ? undefined : { why: 'at its rate limit', until };
+    return this.deps.blocked(m, this.tokens);
   }
 
   /**
@@ -113,7 +104,7 @@ export class ChainRun {
   start(t: Target): Attempt | undefined {
     if (this.timeLeft(t) < 1) return undefined;
     // Refuses (budget_exceeded) before anything is taken when the agent's budget is spent, calls in flight included.
-    const spend = holdAgentSpend(this.worstCost(t));
+    const spend = this.deps.spend.hold(this.agent, this.worstCost(t));
     const permit = this.deps.breakers.for(t.model.name).acquire();
     if (!permit) {
       spend.release();
@@ -122,7 +113,7 @@ export class ChainRun {
     }
     const slice = t.shareEnd === undefined ? undefined : t.shareEnd - performance.now();
     const reservation = this.deps.limits.reserve(t.model.name, this.tokens);
-    this.current = new Attempt(t, ++this.seq, this.budget.attempt(slice), permit, reservation, spend);
+    this.current = new Attempt(t, ++this.seq, this.budget.attempt(slice), permit, reservation, spend, this.deps.spend, this.agent);
     return this.current;
   }
 
