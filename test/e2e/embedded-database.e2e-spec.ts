@@ -56,4 +56,19 @@ describe('embedded database on PGlite (database.embedded_engine: pglite, the fal
     const res = await h.api('/v1/chat', { json: { message: 'PGlite 你好' } });
     expect(((await res.json()) as { reply: string }).reply).toBe('echo: PGlite 你好');
   });
+
+  it('answers concurrent turns while finished turns are remembered in the background', async () => {
+    // PGlite serves every connection from one session, and pglite-socket queues protocol messages, not
+    // queries: two connections' parameterised queries interleaved and broke each other (issue 23's bench).
+    for (let round = 0; round < 3; round++) {
+      const replies = await Promise.all(
+        Array.from({ length: 8 }, async (_, i) => {
+          const res = await h.api('/v1/chat', { json: { message: `并发 ${round}-${i} with some text to remember` } });
+          return { status: res.status, body: (await res.json()) as { reply?: string } };
+        }),
+      );
+      expect(replies.map((r) => r.status)).toEqual(Array(8).fill(200));
+      replies.forEach((r, i) => expect(r.body.reply).toBe(`echo: 并发 ${round}-${i} with some text to remember`));
+    }
+  });
 });

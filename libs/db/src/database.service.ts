@@ -116,9 +116,11 @@ export class DatabaseService implements OnApplicationShutdown {
     const reachability = new Reachability(url, bound);
     const poolConfig: PoolConfig & TimeoutAwareClientConfig = {
       connectionString: url,
-      // Each embedded backend is a ~17 MB process (or PGlite's one session): three serve one user's
-      // turns without waiting (docs/adr/0006-embedded-postgres.md).
-      max: embedded ? Math.min(database.pool_size, 3) : database.pool_size,
+      // Each embedded backend is a ~17 MB process: three serve one user's turns without waiting
+      // (docs/adr/0006-embedded-postgres.md). PGlite has one session whatever the connection, and
+      // pglite-socket queues protocol messages, not queries: two connections' parameterised queries
+      // interleave there and break each other. One connection: pg sends its queries one at a time.
+      max: sharedSession ? 1 : embedded ? Math.min(database.pool_size, 3) : database.pool_size,
       // Every wait on the database is bounded, so a partition fails requests fast instead of hanging them.
       connectionTimeoutMillis: Math.min(3000, bound),
       query_timeout: bound,
