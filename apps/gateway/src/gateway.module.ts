@@ -53,7 +53,7 @@ export class GatewayModule {
         ConfigModule.forRoot(config),
         ObservabilityModule,
         ScheduleModule.forRoot(),
-        DbModule.forRoot({ migrate: true }),
+        DbModule.forRoot({ migrate: true, replica: true }),
         ConfigModule,
         DbModule,
         SecurityModule,

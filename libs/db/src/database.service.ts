@@ -31,6 +31,8 @@ export function migrationsDir(): string {
 export interface DatabaseOptions {
   /** Apply pending migrations while connecting (the gateway does; `doctor` does not). */
   migrate: boolean;
+  /** Register as a replica (`replicas` row, beaten every 2 s): the gateway does, the CLI does not. */
+  replica?: boolean;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestclaw/config';
+import { ReplicaRegistry } from './cluster/replica.registry';
 import { DatabaseNotifications } from './database-notifications';
 import { DatabaseOptions, DatabaseService } from './database.service';
 
@@ -11,7 +12,7 @@ export const DATABASE_OPTIONS = Symbol('DATABASE_OPTIONS');
 class DbOptionsModule {}
 
 /**
- * DatabaseService and DatabaseNotifications, one each per process: every module that uses them
+ * DatabaseService, DatabaseNotifications and ReplicaRegistry, one each per process: every module that uses them
  * imports DbModule (Nest keeps one instance of a static module's providers).
  */
 @Module({
@@ -23,8 +24,13 @@ class DbOptionsModule {}
       inject: [ConfigService, { token: DATABASE_OPTIONS, optional: true }],
     },
     { provide: DatabaseNotifications, useFactory: (db: DatabaseService) => new DatabaseNotifications(db), inject: [DatabaseService] },
+    {
+      provide: ReplicaRegistry,
+      useFactory: (db: DatabaseService, options?: DatabaseOptions) => new ReplicaRegistry(db, options?.replica ?? false),
+      inject: [DatabaseService, { token: DATABASE_OPTIONS, optional: true }],
+    },
   ],
-  exports: [DatabaseService, DatabaseNotifications],
+  exports: [DatabaseService, DatabaseNotifications, ReplicaRegistry],
 })
 export class DbModule {
   /** For the composition root: the gateway migrates while connecting; `nestclaw doctor` does not. */

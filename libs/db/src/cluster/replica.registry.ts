@@ -1,0 +1,86 @@
+import { BeforeApplicationShutdown, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { FailureThrottle, packageRoot } from '@nestclaw/common';
+import type { DatabaseService } from '../database.service';
+import { ReplicaRepository, ReplicaRow } from './replica.repository';
+
+/** How often a replica says it is alive. */
+export const REPLICA_BEAT_MS = 2000;
+/**
+ * Not seen for this long, a replica is dead (the SQL function `nestclaw_replica_alive` says the same).
+ * A replica that could not beat for SELF_FENCE_MS stops treating its holds as its own first, so an
+ * owner cut off from the database has stopped before anyone else may take over.
+ */
+export const REPLICA_TTL_MS = 6000;
+export const SELF_FENCE_MS = 4000;
+
+/**
+ * This process as one replica among those sharing the database (issue 24): its id, its row in
+ * `replicas`, beaten every 2 s. Holds elsewhere (channel leases, a session's running turn) name this
+ * id, and are free once the row is gone (clean stop) or stale (kill, lost database). Only the
+ * gateway registers (`DbModule.forRoot({ replica: true })`); the CLI reads the table.
+ */
+export class ReplicaRegistry implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  /** New on every start: a restarted process never inherits its predecessor's holds. */
+  readonly id = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  private readonly logger = new Logger('Cluster');
+  private readonly repository: ReplicaRepository;
+  private readonly failures = new FailureThrottle('beating as a replica', this.logger, { baseDelayMs: REPLICA_BEAT_MS });
+  private readonly version = (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+  private timer: NodeJS.Timeout | undefined;
+  private lastBeat = 0;
+  private readonly listeners = new Set<(healthy: boolean) => void>();
+
+  constructor(
+    db: DatabaseService,
+    private readonly registers: boolean,
+  ) {
+    this.repository = new ReplicaRepository(db);
+  }
+
+  /** Whether this replica beat recently enough that its holds are still its own. */
+  get healthy(): boolean {
+    return this.registers && Date.now() - this.lastBeat < SELF_FENCE_MS;
+  }
+
+  /** Called after every beat, with whether the replica is still healthy (lease holders renew here). */
+  onBeat(listener: (healthy: boolean) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  list(): Promise<ReplicaRow[]> {
+    return this.repository.list();
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.registers) return;
+    // The first beat is awaited: nothing may hold anything in this replica's name before its row exists.
+    await this.beat();
+    this.timer = setInterval(() => void this.beat(), REPLICA_BEAT_MS);
+    this.timer.unref();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    if (!this.registers) return;
+    this.lastBeat = 0;
+    await this.repository.leave(this.id).catch(() => undefined);
+  }
+
+  private async beat(): Promise<void> {
+    try {
+      await this.repository.beat({ id: this.id, host: hostname(), pid: process.pid, version: this.version });
+      this.lastBeat = Date.now();
+      this.failures.succeeded();
+    } catch (e) {
+      this.failures.failed(e);
+    }
+    const healthy = this.healthy;
+    for (const listener of this.listeners) listener(healthy);
+  }
+}
