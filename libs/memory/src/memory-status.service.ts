@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { observeMemoryIndex } from '@nestclaw/observability';
 import { IndexState, IndexStateReader } from './index/index-state';
+import { IndexFeedCursor } from './index/index-feed.cursor';
 import { IndexQueueRepository, ParkedEntry } from './queue/index-queue.repository';
 import { IndexWorker } from './index/index.worker';
 import { TurnMemoryService } from './recall/turn-memory.service';
@@ -38,9 +39,10 @@ export class MemoryStatusService {
     private readonly indexState: IndexStateReader,
     private readonly turns: TurnMemoryService,
     private readonly worker: IndexWorker,
+    private readonly cursor: IndexFeedCursor,
   ) {
     observeMemoryIndex(async () => {
-      const q = await this.queue.stats();
+      const q = await this.queue.stats(this.cursor.position);
       return { pending: q.pending, oldestPendingSeconds: (q.oldestPendingMs ?? 0) / 1000, keywordOnly: this.indexState.keywordOnly() };
     });
   }
@@ -53,7 +55,7 @@ export class MemoryStatusService {
   async status(): Promise<MemoryStatus> {
     const [counts, queue, parked, state] = await Promise.all([
       this.memories.counts(),
-      this.queue.stats(),
+      this.queue.stats(this.cursor.position),
       this.queue.parked(),
       this.indexState.read(),
     ]);

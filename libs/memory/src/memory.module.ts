@@ -7,6 +7,7 @@ import { ToolModule, ToolRegistry } from '@nestclaw/tool';
 import { EmbeddingCacheRepository } from './embedding/embedding-cache.repository';
 import { MemoryEmbedder } from './embedding/memory-embedder';
 import { IndexEntryApplier } from './index/index-entry.applier';
+import { IndexFeedCursor } from './index/index-feed.cursor';
 import { IndexRowBuilder } from './index/index-rows';
 import { IndexStateReader } from './index/index-state';
 import { IndexWorker } from './index/index.worker';
@@ -36,6 +37,7 @@ export class MemoryLifecycle implements OnModuleInit, OnApplicationBootstrap {
     private readonly reindex: ReindexService,
     private readonly tools: ToolRegistry,
     private readonly store: MemoryStore,
+    private readonly cursor: IndexFeedCursor,
   ) {}
 
   onModuleInit(): void {
@@ -49,6 +51,7 @@ export class MemoryLifecycle implements OnModuleInit, OnApplicationBootstrap {
     if (!cfg.enabled) return;
     const dir = cfg.index_dir ?? join(this.config.home, 'memory-index');
     const found = await this.index.open(dir);
+    this.cursor.open(dir);
     if (!found) this.logger.log(`no memory index at ${dir}; building it from the database in the background`);
     this.reindex.ensureCurrent();
   }
@@ -64,6 +67,7 @@ const providers = [
   ReindexService,
   IndexWorker,
   IndexEntryApplier,
+  IndexFeedCursor,
   RecallService,
   MemoryBatchWriter,
   MemoryService,

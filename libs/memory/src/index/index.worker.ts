@@ -6,26 +6,28 @@ import { DatabaseNotifications } from '@nestclaw/db';
 import { LanceIndex } from './lance.index';
 import { ReindexService } from './reindex.service';
 import { IndexEntryApplier } from './index-entry.applier';
-import { IndexQueueRepository } from '../queue/index-queue.repository';
+import type { QueueEntry } from '../queue/index-queue.repository';
+import { IndexFeedCursor } from './index-feed.cursor';
 import { IndexQueueSignal } from '../queue/index-queue.signal';
 
 /** How long shutdown waits for index work in flight. */
 const SHUTDOWN_WAIT_MS = 10_000;
 /**
- * The slow look at the queue for what no wake-up announced: another process's entries whose lease
- * ran out after it crashed, or a notification lost while the listener was reconnecting.
+ * The slow look at the feed for what no wake-up announced: a notification lost while the listener
+ * was reconnecting, or an entry that was not yet settled (an older transaction still ran) when woken.
  */
 export const INDEX_SAFETY_POLL_MS = 30_000;
 /** How often the index may be compacted while nothing is written (LanceDB only, no SQL). */
 const OPTIMIZE_CHECK_MS = 10_000;
 
 /**
- * Drains `index_queue` into the derived index. Each entry means "make the index agree with
- * Postgres about this memory", so applying one twice is harmless and a crash anywhere only delays
- * it. Failures retry with exponential backoff and are parked after `memory.worker.max_attempts`
- * (listed by /doctor). It does not poll (issue 23): a local write kicks it, another process's
- * write wakes it through DatabaseNotifications (a trigger on `index_queue`), a failed entry arms
- * a timer for its retry, and a slow safety poll catches the rest.
+ * Applies the `index_queue` change feed to this replica's derived index, reading with a cursor of
+ * its own (IndexFeedCursor), so every replica's index gets every change (issue 24). Each entry means
+ * "make the index agree with Postgres about this memory", so applying one twice is harmless and a
+ * crash anywhere only delays it. Failures retry with exponential backoff and are parked after
+ * `memory.worker.max_attempts` (listed by /doctor). It does not poll (issue 23): a local write kicks
+ * it, another process's write wakes it through DatabaseNotifications (a trigger on `index_queue`),
+ * a failed entry arms a timer for its retry, and a slow safety poll catches the rest.
  */
 @Injectable()
 export class IndexWorker implements IndexQueueSignal, OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -52,11 +54,11 @@ export class IndexWorker implements IndexQueueSignal, OnApplicationBootstrap, Be
 
   constructor(
     private readonly config: ConfigService,
-    private readonly queue: IndexQueueRepository,
     private readonly index: LanceIndex,
     private readonly reindex: ReindexService,
     private readonly applier: IndexEntryApplier,
     private readonly notifications: DatabaseNotifications,
+    private readonly cursor: IndexFeedCursor,
   ) {
     this.failures = new FailureThrottle('memory index worker', this.logger, { baseDelayMs: config.get().memory.worker.interval });
   }
@@ -137,31 +139,52 @@ export class IndexWorker implements IndexQueueSignal, OnApplicationBootstrap, Be
   private async pass(): Promise<number> {
     this.kickAfterReindex();
     if (!this.index.ready || this.reindex.isRunning) return 0;
+    // Not before start-up opened the index directory (MemoryLifecycle), which holds the cursor's key.
+    if (!this.cursor.opened) {
+      this.retryAfter(1000);
+      return 0;
+    }
+    if (!this.cursor.loaded && (await this.cursor.load()).behind) {
+      this.reindex.start('the change feed was pruned past this index while its replica was away');
+      this.kickAfterReindex();
+      return 0;
+    }
     this.lastPassAt = Date.now();
     const { batch, max_attempts, backoff_base, backoff_max } = this.config.get().memory.worker;
     const backoff = { maxAttempts: max_attempts, baseMs: backoff_base, maxMs: backoff_max };
     let total = 0;
-    let retryInMs: number | undefined;
+    const retries = this.cursor.due();
+    if (retries.length) total += await this.apply(retries, backoff);
     while (!this.stopped && !this.reindex.isRunning) {
-      const entries = await this.queue.claim(batch);
+      const entries = await this.cursor.read(batch);
       if (entries.length === 0) break;
-      const failures = await this.applier.applyIsolated(entries);
-      const failed = new Set(failures.flatMap((f) => f.ids));
-      await this.queue.complete(entries.filter((e) => !failed.has(e.id)).map((e) => e.id));
-      for (const f of failures) {
-        const parked = await this.queue.fail(f.ids, f.error, backoff);
-        for (const e of entries) if (f.ids.includes(e.id)) retryInMs = Math.min(retryInMs ?? Infinity, retryDelayMs(e.attempts, backoff));
-        this.lastError = { at: new Date().toISOString(), message: f.error };
-        this.logger.warn(
-          `memory index: ${f.ids.length} entr${f.ids.length === 1 ? 'y' : 'ies'} failed (${f.error})${parked ? `; ${parked} parked` : ''}`,
-        );
-      }
-      total += entries.length;
+      total += await this.apply(entries, backoff);
       if (entries.length < batch) break;
     }
-    if (retryInMs !== undefined) this.retryAfter(retryInMs);
+    if (!this.reindex.isRunning) await this.cursor.save();
+    const retryAt = this.cursor.nextRetryAt();
+    if (retryAt !== undefined) this.retryAfter(Math.max(0, retryAt - Date.now()));
     this.kickAfterReindex();
     return total;
+  }
+
+  /** Applies entries to the index; failures are retried later by this replica, and parked after the last attempt. */
+  private async apply(entries: QueueEntry[], backoff: { maxAttempts: number; baseMs: number; maxMs: number }): Promise<number> {
+    const failures = await this.applier.applyIsolated(entries);
+    const failed = new Set(failures.flatMap((f) => f.ids));
+    this.cursor.succeeded(entries.filter((e) => !failed.has(e.id)).map((e) => e.id));
+    for (const f of failures) {
+      const parked = await this.cursor.failed(
+        entries.filter((e) => f.ids.includes(e.id)),
+        f.error,
+        backoff,
+      );
+      this.lastError = { at: new Date().toISOString(), message: f.error };
+      this.logger.warn(
+        `memory index: ${f.ids.length} entr${f.ids.length === 1 ? 'y' : 'ies'} failed (${f.error})${parked ? `; ${parked} parked` : ''}`,
+      );
+    }
+    return entries.length;
   }
 
   /** Entries queued during a rebuild wait for it: look again the moment it ends, not at the safety poll. */
@@ -183,9 +206,4 @@ export class IndexWorker implements IndexQueueSignal, OnApplicationBootstrap, Be
     await this.optimizing;
     this.optimizing = undefined;
   }
-}
-
-/** When a failed entry is due again: as `IndexQueueRepository.fail` computes it (its attempts before this failure). */
-function retryDelayMs(attempts: number, o: { baseMs: number; maxMs: number }): number {
-  return Math.min(o.maxMs, o.baseMs * 2 ** attempts);
 }

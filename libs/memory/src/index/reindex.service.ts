@@ -2,8 +2,8 @@ import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestclaw/config';
 import { ActiveEmbedder, MemoryEmbedder } from '../embedding/memory-embedder';
 import { memoryError } from '../memory.errors';
-import { IndexQueueRepository } from '../queue/index-queue.repository';
 import { MemoryRepository } from '../store/memory.repository';
+import { IndexFeedCursor } from './index-feed.cursor';
 import { BuiltRows, IndexRowBuilder } from './index-rows';
 import { describeVersion, expectedVersion, IndexVersion } from './index-version';
 import { LanceIndex } from './lance.index';
@@ -42,9 +42,9 @@ export class ReindexService {
     private readonly config: ConfigService,
     private readonly index: LanceIndex,
     private readonly memories: MemoryRepository,
-    private readonly queue: IndexQueueRepository,
     private readonly rows: IndexRowBuilder,
     private readonly embedder: MemoryEmbedder,
+    private readonly cursor: IndexFeedCursor,
   ) {}
 
   get progress(): ReindexProgress {
@@ -106,6 +106,8 @@ export class ReindexService {
 
   private async run(): Promise<void> {
     const started = performance.now();
+    // Every change before this point in the feed is committed before the first page is read.
+    const head = await this.cursor.rebuildStarting();
     this.state.total = (await this.memories.counts()).chunks;
     const active = this.embedder.active();
     let current = await this.page('0', active);
@@ -131,7 +133,7 @@ export class ReindexService {
       await build.abandon();
       throw e;
     }
-    await this.queue.unpark();
+    await this.cursor.rebuilt(head);
     if (keywordOnly && this.state.total > 0) this.retryAt = Date.now() + RETRY_AFTER_MS;
     const seconds = (performance.now() - started) / 1000;
     this.state = { ...this.state, state: 'done', finishedAt: new Date().toISOString(), rate: Math.round(this.state.done / seconds) };
