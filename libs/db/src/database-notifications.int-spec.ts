@@ -87,6 +87,9 @@ describe('DatabaseNotifications events between replicas (real database)', () => 
     b = new DatabaseNotifications(int.db);
     a.subscribe('turn_cancel', (p) => seenOnA.push(p));
     b.subscribe('turn_cancel', (p) => seenOnB.push(p));
+    // An event sent before a listener listens is not delivered to it: start once both listen.
+    await a.ready();
+    await b.ready();
   });
   afterAll(async () => {
     await a?.beforeApplicationShutdown();
