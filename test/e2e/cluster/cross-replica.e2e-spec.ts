@@ -184,4 +184,57 @@ if (!onServer) console.warn('[cross-replica] skipped: no PostgreSQL server (set 
       ws.close();
     }
   });
+
+  it('stops a turn running on A within a second of a WebSocket cancel naming its session, sent to B', async () => {
+    const first = (await (await a.api('/v1/chat', { json: { message: 'hello again' } })).json()) as { sessionId: string };
+    llm.enqueue({ kind: 'text', text: 'word '.repeat(300), tokenDelayMs: 100 });
+    const res = await a.api('/v1/chat', { json: { message: 'another long story', sessionId: first.sessionId, stream: true } });
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    while (!text.includes('event: token')) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`the stream ended before any token: ${text}`);
+      text += decoder.decode(value, { stream: true });
+    }
+    const { ws, frames } = await socket(b);
+    try {
+      const cancelledAt = Date.now();
+      ws.send(JSON.stringify({ type: 'cancel', id: 'stop-it', sessionId: first.sessionId }));
+      while (!(await reader.read()).done);
+      const stoppedMs = Date.now() - cancelledAt;
+      console.log(`[cross-replica] WS cancel on B stopped the turn on A in ${stoppedMs} ms`);
+      expect(stoppedMs).toBeLessThan(WITHIN_MS);
+      await eventually('the cancel acknowledged', () => frames.some((f) => f.type === 'cancelling' && f.id === 'stop-it'));
+    } finally {
+      ws.close();
+    }
+  });
+
+  it('resumes on B, once, a turn whose replica A was killed while it waited for an approval decided through B', async () => {
+    const path = 'asker-killed.txt';
+    const requestsBefore = llm.chatRequests;
+    void a.api('/v1/chat', { json: { message: writeCall(path) } }).catch(() => undefined);
+    const approval = await eventually('the approval pending', async () => {
+      const { approvals } = (await (await b.api('/v1/approvals?status=pending')).json()) as { approvals: Approval[] };
+      return approvals.find((x) => x.input.path === path);
+    });
+    await a.kill9();
+    expect((await b.api(`/v1/approvals/${approval.id}`, { json: { decision: 'approve' } })).status).toBe(201);
+    // A's row goes stale after 6 s; B's sweep (every 10 s) then takes the continuation.
+    const stored = await eventually(
+      'the turn resumed on B and answered',
+      async () => {
+        const rowsNow = await rows<{ role: string; status: string; tool_calls: unknown }>(
+          `SELECT role, status, tool_calls FROM messages WHERE turn_id = $1 ORDER BY seq`,
+          [approval.turnId],
+        );
+        return rowsNow.find((m) => m.role === 'user')?.status === 'ok' ? rowsNow : undefined;
+      },
+      30_000,
+    );
+    expect(stored.filter((m) => m.role === 'tool')).toHaveLength(1);
+    expect(stored.filter((m) => m.role === 'assistant' && !m.tool_calls && m.status === 'ok')).toHaveLength(1);
+    expect(llm.chatRequests - requestsBefore).toBe(2);
+  }, 60_000);
 });
