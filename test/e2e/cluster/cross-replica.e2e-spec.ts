@@ -93,6 +93,10 @@ if (!onServer) console.warn('[cross-replica] skipped: no PostgreSQL server (set 
       const { approvals } = (await (await b.api('/v1/approvals?status=pending')).json()) as { approvals: Approval[] };
       return approvals.find((x) => x.input.path === path);
     });
+    // The control UI's view, on B: the decision and the end of the turn it resumes on A.
+    const { ws, frames } = await socket(b);
+    ws.send(JSON.stringify({ type: 'subscribe', id: 'ui', sessionId: approval.sessionId }));
+    await eventually('the subscription', () => frames.some((f) => f.type === 'subscribed'));
     const decided = await b.api(`/v1/approvals/${approval.id}`, { json: { decision: 'approve' } });
     expect(decided.status).toBe(201);
     // A second decision (another replica, another person) loses: the first one holds.
@@ -113,6 +117,12 @@ if (!onServer) console.warn('[cross-replica] skipped: no PostgreSQL server (set 
     expect(llm.chatRequests - requestsBefore).toBe(2);
     const [row] = await rows<{ waiting_replica: string | null }>(`SELECT waiting_replica FROM tool_approvals WHERE id = $1`, [approval.id]);
     expect(row.waiting_replica).toBeNull();
+    await eventually('turn_finished on B', () => frames.some((f) => f.kind === 'turn_finished'), 5000);
+    ws.close();
+    expect(frames.filter((f) => f.type === 'session_event').map((f) => [f.kind, f.status])).toEqual([
+      ['approval_decided', 'approved'],
+      ['turn_finished', 'ok'],
+    ]);
   });
 
   it('stops a slow-streaming turn running on A within a second of a cancel sent through B', async () => {
