@@ -6,6 +6,7 @@ import { ProviderModule } from '@nestclaw/provider';
 import { Tool, ToolModule, ToolRegistry } from '@nestclaw/tool';
 import { AgentDirectory } from './agent.directory';
 import { AgentService } from './agent.service';
+import { TurnControl } from './control/turn-control';
 import { CompactionRepository } from './compaction/compaction.repository';
 import { CompactionService } from './compaction/compaction.service';
 import { Summarizer } from './compaction/summarizer';
@@ -44,6 +45,7 @@ const agentTools = [SkillReadTool, SpawnTool, CronTool];
   imports: [ConfigModule, DbModule, ProviderModule, ToolModule, MemoryModule],
   providers: [
     AgentService,
+    TurnControl,
     AgentDirectory,
     AdmitStage,
     OpenStage,

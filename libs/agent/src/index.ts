@@ -32,3 +32,4 @@ export type { JobOutputSink, JobOutput, DeliveryTarget } from './scheduler/job-o
 export { ownerOfPerson } from './scheduler/job-owner';
 export { interruptedNotice } from './turn/interrupted-turns';
 export type { InterruptedTurnPolicy } from './turn/interrupted-turn.recovery';
+export type { CancelTarget } from './control/turn-control';

@@ -1,8 +1,10 @@
 import { BeforeApplicationShutdown, Logger } from '@nestjs/common';
 import { AsyncResource } from 'node:async_hooks';
+import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { FailureThrottle } from '@nestclaw/common';
 import { DatabaseService } from './database.service';
+import { NotificationRepository } from './notification.repository';
 
 /**
  * Kinds of work a background loop waits for. Each is also a PostgreSQL channel (`nestclaw_<kind>`)
@@ -19,6 +21,20 @@ const RECONNECT_MAX_MS = 30_000;
 export type WakeHandler = () => void;
 
 /**
+ * Events between replicas (issue 24), each a PostgreSQL channel `nestclaw_<topic>` like the wake-ups,
+ * but with a payload: ids, never content (NOTIFY's limit is 8000 bytes; a subscriber reads what it
+ * needs from the database). `turn_cancel` asks whichever replica runs a turn to stop it;
+ * `approval_decided` and `session_events` are sent by triggers on the tables the turn writes anyway.
+ */
+export type EventTopic = 'turn_cancel' | 'approval_decided' | 'session_events';
+const EVENT_TOPICS: readonly EventTopic[] = ['turn_cancel', 'approval_decided', 'session_events'];
+/** Far below NOTIFY's 8000 bytes: a payload this big is a bug (content instead of ids). */
+const MAX_PAYLOAD_BYTES = 2000;
+
+export type EventPayload = Record<string, string | number | boolean | null>;
+export type EventHandler = (payload: EventPayload) => void;
+
+/**
  * Wakes background loops when there is work instead of letting each poll the database (issue 23).
  * `signal` wakes this process's loops at once; a write in another process reaches them through
  * one dedicated `LISTEN` connection (a trigger calls `pg_notify` in the writing statement, so the
@@ -33,6 +49,10 @@ export type WakeHandler = () => void;
 export class DatabaseNotifications implements BeforeApplicationShutdown {
   private readonly logger = new Logger('Database');
   private readonly handlers = new Map<WakeUp, Set<WakeHandler>>();
+  private readonly subscribers = new Map<EventTopic, Set<EventHandler>>();
+  /** Marks this process's own events, delivered at once, so their NOTIFY coming back is skipped. */
+  private readonly origin = randomBytes(6).toString('hex');
+  private readonly repository: NotificationRepository;
   /** The listening connection, from its connect until it is lost. */
   private current: Client | undefined;
   private listening = false;
@@ -44,7 +64,9 @@ export class DatabaseNotifications implements BeforeApplicationShutdown {
     maxDelayMs: RECONNECT_MAX_MS,
   });
 
-  constructor(private readonly db: DatabaseService) {}
+  constructor(private readonly db: DatabaseService) {
+    this.repository = new NotificationRepository(db);
+  }
 
   /** Whether other processes' writes reach this one (false on PGlite: in-process signals only). */
   get listens(): boolean {
@@ -76,6 +98,59 @@ export class DatabaseNotifications implements BeforeApplicationShutdown {
     }
   }
 
+  /**
+   * Calls `handler` with each `topic` event from this process (at once) and from every other replica
+   * (through NOTIFY); returns the unsubscribe. Like `on`, the handler runs in its subscriber's context.
+   * An event sent while the listener was reconnecting is lost: subscribers that must not miss one keep
+   * a slow sweep of the database of their own (approvals do).
+   */
+  subscribe(topic: EventTopic, handler: EventHandler): () => void {
+    let set = this.subscribers.get(topic);
+    if (!set) this.subscribers.set(topic, (set = new Set()));
+    const bound = AsyncResource.bind(handler);
+    set.add(bound);
+    if (this.listens && !this.current && !this.reconnectTimer) void this.connect();
+    return () => set.delete(bound);
+  }
+
+  /**
+   * Delivers `payload` to this process's `topic` subscribers at once and to the other replicas'
+   * through one NOTIFY (a statement of its own; events that go with a write come from a trigger on
+   * that write instead). On PGlite there are no other processes: local delivery only.
+   */
+  async publish(topic: EventTopic, payload: EventPayload): Promise<void> {
+    const text = JSON.stringify({ ...payload, origin: this.origin });
+    if (Buffer.byteLength(text) > MAX_PAYLOAD_BYTES)
+      throw new Error(`a ${topic} event of ${Buffer.byteLength(text)} bytes: send ids, not content`);
+    this.deliver(topic, payload);
+    if (this.listens) await this.repository.notify(`${CHANNEL_PREFIX}${topic}`, text);
+  }
+
+  private deliver(topic: EventTopic, payload: EventPayload): void {
+    for (const handler of this.subscribers.get(topic) ?? []) {
+      try {
+        handler(payload);
+      } catch (e) {
+        this.logger.warn(`a ${topic} event handler failed: ${(e as Error).message}`);
+      }
+    }
+  }
+
+  /** A notification from the listener: a wake-up, or an event (one this process sent is already delivered). */
+  private received(channel: string, text: string | undefined): void {
+    const name = channel.slice(CHANNEL_PREFIX.length);
+    if (!(EVENT_TOPICS as readonly string[]).includes(name)) return this.signal(name as WakeUp);
+    let payload: EventPayload & { origin?: string };
+    try {
+      payload = JSON.parse(text || '{}') as EventPayload & { origin?: string };
+    } catch {
+      return this.logger.warn(`an unreadable ${name} event was ignored`);
+    }
+    if (payload.origin === this.origin) return;
+    delete payload.origin;
+    this.deliver(name as EventTopic, payload);
+  }
+
   /** Resolves once the listener is listening (tests and start-up checks); false when it cannot. */
   async ready(timeoutMs = 5000): Promise<boolean> {
     if (!this.listens) return false;
@@ -105,10 +180,10 @@ export class DatabaseNotifications implements BeforeApplicationShutdown {
     this.current = client;
     client.on('error', (e) => this.lost(client, e));
     client.on('end', () => this.lost(client, new Error('the listening connection ended')));
-    client.on('notification', (n) => this.signal(n.channel.slice(CHANNEL_PREFIX.length) as WakeUp));
+    client.on('notification', (n) => this.received(n.channel, n.payload));
     try {
       await client.connect();
-      await client.query(WAKE_UPS.map((k) => `LISTEN ${CHANNEL_PREFIX}${k}`).join('; '));
+      await client.query([...WAKE_UPS, ...EVENT_TOPICS].map((k) => `LISTEN ${CHANNEL_PREFIX}${k}`).join('; '));
       if (this.current !== client) return;
       this.listening = true;
       this.failures.succeeded();

@@ -4,7 +4,7 @@ export { sqlLiteral, withLiterals } from './sql-literal';
 export type { SqlValue } from './sql-literal';
 export * from './db.module';
 export { DatabaseNotifications } from './database-notifications';
-export type { WakeUp, WakeHandler } from './database-notifications';
+export type { WakeUp, WakeHandler, EventTopic, EventPayload, EventHandler } from './database-notifications';
 export { ReplicaRegistry, REPLICA_BEAT_MS, REPLICA_TTL_MS, SELF_FENCE_MS } from './cluster/replica.registry';
 export type { ReplicaRow } from './cluster/replica.repository';
 export { runMigrations, listMigrations } from './migrations/migration.runner';

@@ -34,6 +34,18 @@ export class SessionsController {
     return { sessionId, messages: await this.sessions.transcript(sessionId, q.after, q.limit) };
   }
 
+  /**
+   * Stops the session's running turn on whichever replica runs it (issue 24), within a second; 202
+   * whether or not one runs (a cancel for a turn that already ended does nothing).
+   */
+  @Post(':sessionId/cancel')
+  @HttpCode(202)
+  async cancel(@Param('sessionId') sessionId: string) {
+    if (!SESSION_ID_PATTERN.test(sessionId)) throw new NestclawError('session_not_found', `Session "${sessionId}" does not exist`);
+    await this.agent.cancel({ sessionId });
+    return { sessionId, cancel: 'sent' };
+  }
+
   /** Summarises the session's older messages now (after any turn already running in it). */
   @Post(':sessionId/compact')
   @HttpCode(200)

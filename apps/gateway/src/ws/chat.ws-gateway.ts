@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { ConnectedSocket, MessageBody, OnGatewayConnection, SubscribeMessage, WebSocketGateway } from '@nestjs/websockets';
 import type { IncomingMessage } from 'node:http';
 import { Observable, of } from 'rxjs';
+import { DatabaseNotifications } from '@nestclaw/db';
 import type { WebSocket } from 'ws';
 import { NestclawError } from '@nestclaw/common';
 import { activeTraceId, SPAN, traceRoot } from '@nestclaw/observability';
@@ -10,7 +11,7 @@ import type { Principal } from '@nestclaw/security';
 import { sessionScopeOf } from '../auth/principal-scope';
 import { TokenRateLimit } from '../auth/token-rate-limit';
 import { toErrorResponse } from '../errors/error-body';
-import { ChatFrame, INVALID_FRAME, InvalidFrame } from './ws-frames';
+import { CancelFrame, ChatFrame, INVALID_FRAME, InvalidFrame, SubscribeFrame } from './ws-frames';
 import { upgradePrincipal } from './ws-upgrade.auth';
 
 type ServerFrame = Record<string, unknown> & { type: string; id: string | null };
@@ -20,16 +21,22 @@ interface Connection {
   endpointId: string | undefined;
   /** Chats running on this socket, by the client's id. */
   running: Map<string, AbortController>;
+  /** Session subscriptions on this socket, by the client's id: each ends its frame stream. */
+  watching: Map<string, () => void>;
 }
 
 /** Concurrent chats one socket may run; more are refused with an error frame. */
 const MAX_RUNS_PER_SOCKET = 4;
+/** Sessions one socket may watch at once. */
+const MAX_SUBSCRIPTIONS_PER_SOCKET = 16;
 
 /**
  * `GET /ws`: authenticated at the HTTP upgrade (see WsUpgradeAuth and GatewayWsAdapter), then JSON
- * frames: chat/cancel in; started/token/tool_call/tool_result/done/error out. Several chats may run
- * on one socket; each chat is an Observable of frames, so closing the socket unsubscribes and
- * cancels it.
+ * frames: chat/cancel/subscribe/unsubscribe in; started/token/tool_call/tool_result/done/error and
+ * session_event out. Several chats may run on one socket; each chat is an Observable of frames, so
+ * closing the socket unsubscribes and cancels it. Across replicas (issue 24): a cancel naming a
+ * session stops its turn on whichever replica runs it, and a subscription sees the session's events
+ * from every replica (ids from LISTEN/NOTIFY; details are the client's to read over HTTP).
  */
 @WebSocketGateway({ path: '/ws' })
 export class ChatWsGateway implements OnGatewayConnection {
@@ -39,6 +46,7 @@ export class ChatWsGateway implements OnGatewayConnection {
   constructor(
     private readonly agent: AgentService,
     private readonly rateLimit: TokenRateLimit,
+    private readonly notifications: DatabaseNotifications,
   ) {}
 
   handleConnection(client: WebSocket, req: IncomingMessage): void {
@@ -46,8 +54,12 @@ export class ChatWsGateway implements OnGatewayConnection {
     // Unreachable through the adapter (it verifies every upgrade), but never serve an unknown caller.
     if (!principal) return client.close(1008, 'unauthorized');
     const running = new Map<string, AbortController>();
-    this.connections.set(client, { principal, endpointId: req.socket.remoteAddress, running });
-    client.on('close', () => running.forEach((c) => c.abort()));
+    const watching = new Map<string, () => void>();
+    this.connections.set(client, { principal, endpointId: req.socket.remoteAddress, running, watching });
+    client.on('close', () => {
+      running.forEach((c) => c.abort());
+      watching.forEach((stop) => stop());
+    });
   }
 
   @SubscribeMessage(INVALID_FRAME)
@@ -56,8 +68,49 @@ export class ChatWsGateway implements OnGatewayConnection {
   }
 
   @SubscribeMessage('cancel')
-  cancel(@ConnectedSocket() client: WebSocket, @MessageBody() frame: { id: string }): void {
-    this.connections.get(client)?.running.get(frame.id)?.abort();
+  async cancel(@ConnectedSocket() client: WebSocket, @MessageBody() frame: CancelFrame): Promise<ServerFrame | undefined> {
+    const conn = this.connections.get(client);
+    if (!frame.sessionId) {
+      conn?.running.get(frame.id)?.abort();
+      return undefined;
+    }
+    if (!conn?.principal.scopes.includes('admin'))
+      return { type: 'error', id: frame.id, code: 'forbidden', message: 'Cancelling a session by its id needs the admin scope' };
+    await this.agent.cancel({ sessionId: frame.sessionId });
+    return { type: 'cancelling', id: frame.id, sessionId: frame.sessionId };
+  }
+
+  @SubscribeMessage('subscribe')
+  subscribe(@ConnectedSocket() client: WebSocket, @MessageBody() frame: SubscribeFrame): Observable<ServerFrame> {
+    const conn = this.connections.get(client);
+    const refuse = (code: string, message: string) => of<ServerFrame>({ type: 'error', id: frame.id, code, message });
+    if (!conn?.principal.scopes.includes('admin')) return refuse('forbidden', 'Watching a session needs the admin scope');
+    if (conn.watching.has(frame.id) || conn.running.has(frame.id))
+      return refuse('invalid_request', `A subscription or chat with id "${frame.id}" is already open`);
+    if (conn.watching.size >= MAX_SUBSCRIPTIONS_PER_SOCKET)
+      return refuse('rate_limited', `At most ${MAX_SUBSCRIPTIONS_PER_SOCKET} sessions may be watched at once on one socket`);
+    return new Observable<ServerFrame>((out) => {
+      const stopListening = this.notifications.subscribe('session_events', (e) => {
+        if (e.sessionId === frame.sessionId) out.next({ ...e, type: 'session_event', id: frame.id });
+      });
+      const stop = () => {
+        stopListening();
+        conn.watching.delete(frame.id);
+        out.complete();
+      };
+      conn.watching.set(frame.id, stop);
+      out.next({ type: 'subscribed', id: frame.id, sessionId: frame.sessionId });
+      return () => {
+        stopListening();
+        if (conn.watching.get(frame.id) === stop) conn.watching.delete(frame.id);
+      };
+    });
+  }
+
+  @SubscribeMessage('unsubscribe')
+  unsubscribe(@ConnectedSocket() client: WebSocket, @MessageBody() frame: { id: string }): ServerFrame {
+    this.connections.get(client)?.watching.get(frame.id)?.();
+    return { type: 'unsubscribed', id: frame.id };
   }
 
   @SubscribeMessage('chat')

@@ -8,7 +8,18 @@ describe('parseClientFrame', () => {
     });
   });
 
+  it('routes a cancel naming a session, and subscribe/unsubscribe frames, to their types', () => {
+    expect(parseClientFrame('{"type":"cancel","id":"k1","sessionId":"s-1"}')).toEqual({
+      event: 'cancel',
+      data: { type: 'cancel', id: 'k1', sessionId: 's-1' },
+    });
+    expect(parseClientFrame('{"type":"subscribe","id":"w1","sessionId":"s-1"}').event).toBe('subscribe');
+    expect(parseClientFrame('{"type":"unsubscribe","id":"w1"}').event).toBe('unsubscribe');
+  });
+
   it.each([
+    ['{"type":"subscribe","id":"w1"}', 'w1', /sessionId/],
+    ['{"type":"subscribe","id":"w1","sessionId":"../x"}', 'w1', /sessionId/],
     [Buffer.from('{}'), null, /binary/],
     ['{"type":', null, /not valid JSON/],
     ['null', null, /expected object/],

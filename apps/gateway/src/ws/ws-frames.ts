@@ -11,11 +11,17 @@ export const clientFrameSchema = z.discriminatedUnion('type', [
     sessionId: z.string().regex(SESSION_ID_PATTERN).optional(),
     agentId: z.string().min(1).max(100).optional(),
   }),
-  z.object({ type: z.literal('cancel'), id: z.string().min(1).max(100) }),
+  /** Without `sessionId`: this socket's chat `id`. With it: that session's running turn, on whichever replica runs it (admin). */
+  z.object({ type: z.literal('cancel'), id: z.string().min(1).max(100), sessionId: z.string().regex(SESSION_ID_PATTERN).optional() }),
+  /** Live events of a session (turn started/finished, approval pending/decided) from every replica (admin). */
+  z.object({ type: z.literal('subscribe'), id: z.string().min(1).max(100), sessionId: z.string().regex(SESSION_ID_PATTERN) }),
+  z.object({ type: z.literal('unsubscribe'), id: z.string().min(1).max(100) }),
 ]);
 
 export type ClientFrame = z.output<typeof clientFrameSchema>;
 export type ChatFrame = Extract<ClientFrame, { type: 'chat' }>;
+export type CancelFrame = Extract<ClientFrame, { type: 'cancel' }>;
+export type SubscribeFrame = Extract<ClientFrame, { type: 'subscribe' }>;
 
 /** A frame the gateway could not accept, answered with an error frame (the socket stays open). */
 export interface InvalidFrame {

@@ -47,7 +47,7 @@ export class ChatCommands {
       case 'new':
         return this.sessions.startNew(routed, sessionId);
       case 'stop':
-        return this.sessions.stop(routed);
+        return this.sessions.stop(routed, sessionId);
       case 'status':
         return this.sessions.status(routed, sessionId);
       case 'approve':

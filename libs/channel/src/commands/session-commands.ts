@@ -21,8 +21,14 @@ export class SessionCommands {
     return `Started a fresh conversation (session ${next}).`;
   }
 
-  stop(routed: Routed): string {
-    return this.running.cancel(routed.sessionKey) ? 'Stopping the current answer.' : 'Nothing is running.';
+  /**
+   * Stops the chat's answer here at once, and asks every replica to stop the session's turn: after a
+   * channel failover the answer may still be running on the previous owner (issue 24).
+   */
+  async stop(routed: Routed, sessionId: string): Promise<string> {
+    const here = this.running.cancel(routed.sessionKey);
+    await this.agent.cancel({ sessionId });
+    return here ? 'Stopping the current answer.' : 'Asked to stop the current answer, if one is running.';
   }
 
   async compact(sessionId: string): Promise<string> {

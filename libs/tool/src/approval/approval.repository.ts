@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DatabaseService, Prisma, viaPrisma } from '@nestclaw/db';
-import type { Approval, ApprovalStatus, NewApproval } from './approval.types';
+import type { Approval, ApprovalStatus, NewApproval, SettledApproval } from './approval.types';
 
 type Row = Prisma.ToolApprovalGetPayload<object>;
+type SettledRow = Row & { waiterAlive: boolean };
 
 const toApproval = (r: Row): Approval => ({
   id: r.id,
@@ -30,12 +31,13 @@ const toApproval = (r: Row): Approval => ({
 const COLUMNS = `id, session_id AS "sessionId", turn_id AS "turnId", tool_call_id AS "toolCallId", tool, input, match_key AS "matchKey",
   agent_id AS "agentId", channel, endpoint_id AS "endpointId", shapes_every_conversation AS "shapesEveryConversation", reason,
   owner_only AS "ownerOnly", status, requested_at AS "requestedAt", expires_at AS "expiresAt", decided_at AS "decidedAt",
-  decided_by AS "decidedBy"`;
+  decided_by AS "decidedBy", waiting_replica AS "waitingReplica"`;
 
 /**
  * Approvals and remembered allow rules (tables tool_approvals, tool_allow_rules). People's side goes
- * through Prisma: listing, finding, deciding (one conditional UPDATE, `WHERE status = 'pending'`, so
- * of two deciders exactly one wins) and remembering. Raw pg stays where a turn or the start-up is:
+ * through Prisma: listing, finding and remembering. Deciding is one conditional UPDATE (`WHERE status
+ * = 'pending'`, so of two deciders exactly one wins) in raw SQL, as it also says who continues the
+ * turn (`waiting_replica`, a replica's liveness). Raw pg also stays where a turn or the start-up is:
  * asking (`create`) and `isRemembered` run in a turn's tool step, `pending` at every start; a Prisma
  * query there would load Prisma's query compiler (a WebAssembly module, ~13 MB of RSS) into every
  * gateway, used or not (docs/adr/0008-data-path.md).
@@ -44,11 +46,13 @@ const COLUMNS = `id, session_id AS "sessionId", turn_id AS "turnId", tool_call_i
 export class ApprovalRepository {
   constructor(private readonly db: DatabaseService) {}
 
-  async create(a: NewApproval, timeoutMs: number): Promise<Approval> {
+  /** Asked by a turn running on `waitingReplica`, which continues it once decided (unless it died meanwhile). */
+  async create(a: NewApproval, timeoutMs: number, waitingReplica: string): Promise<Approval> {
     const { rows } = await this.db.query<Row>(
       `INSERT INTO tool_approvals (id, session_id, turn_id, tool_call_id, tool, input, match_key, agent_id, channel, endpoint_id,
-                                   shapes_every_conversation, reason, owner_only, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $12, $13, $14, now() + ($11::int * interval '1 millisecond')) RETURNING ${COLUMNS}`,
+                                   shapes_every_conversation, reason, owner_only, expires_at, waiting_replica)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $12, $13, $14, now() + ($11::int * interval '1 millisecond'), $15)
+       RETURNING ${COLUMNS}`,
       [
         randomUUID(),
         a.sessionId,
@@ -64,6 +68,7 @@ export class ApprovalRepository {
         a.shapesEveryConversation ?? false,
         a.reason ?? null,
         a.ownerOnly ?? false,
+        waitingReplica,
       ],
     );
     return toApproval(rows[0]);
@@ -81,15 +86,54 @@ export class ApprovalRepository {
     return rows.map(toApproval);
   }
 
-  /** Moves a pending approval to its final status; null when it was no longer pending (lost the race). */
-  async settle(id: string, status: Exclude<ApprovalStatus, 'pending'>, decidedBy: string): Promise<Approval | null> {
-    const [row] = await viaPrisma(() =>
-      this.db.prisma.toolApproval.updateManyAndReturn({
-        where: { id, status: 'pending' },
-        data: { status, decidedAt: new Date(), decidedBy },
-      }),
+  /**
+   * Moves a pending approval to its final status; null when it was no longer pending (lost the race).
+   * A decider that is the waiting replica takes the continuation in the same UPDATE; otherwise the
+   * row keeps naming the replica that still has to take it, with whether that one is alive.
+   */
+  async settle(
+    id: string,
+    status: Exclude<ApprovalStatus, 'pending'>,
+    decidedBy: string,
+    replicaId: string,
+  ): Promise<SettledApproval | null> {
+    const { rows } = await this.db.query<SettledRow>(
+      `UPDATE tool_approvals SET status = $2, decided_at = now(), decided_by = $3,
+              waiting_replica = CASE WHEN waiting_replica = $4 THEN NULL ELSE waiting_replica END
+        WHERE id = $1 AND status = 'pending'
+        RETURNING ${COLUMNS}, coalesce(nestclaw_replica_alive(waiting_replica), false) AS "waiterAlive"`,
+      [id, status, decidedBy, replicaId],
     );
-    return row ? toApproval(row) : null;
+    const row = rows[0];
+    return row ? { approval: toApproval(row), waitingReplica: row.waitingReplica, waiterAlive: row.waiterAlive } : null;
+  }
+
+  /**
+   * Takes the continuation of a decided approval's turn for `replicaId` (the one that asked): null
+   * when it was already taken (the asker was thought dead and another replica resumed the turn).
+   */
+  async take(id: string, replicaId: string): Promise<Approval | null> {
+    const { rows } = await this.db.query<Row>(
+      `UPDATE tool_approvals SET waiting_replica = NULL
+        WHERE id = $1 AND waiting_replica = $2 AND status <> 'pending' RETURNING ${COLUMNS}`,
+      [id, replicaId],
+    );
+    return rows[0] ? toApproval(rows[0]) : null;
+  }
+
+  /**
+   * Takes every decided approval whose continuation nobody took: its asker is dead (killed between
+   * asking and the decision), or is this replica and missed the notification (listener reconnecting).
+   */
+  async takeOrphaned(replicaId: string): Promise<Approval[]> {
+    const { rows } = await this.db.query<Row>(
+      `UPDATE tool_approvals SET waiting_replica = NULL
+        WHERE status <> 'pending' AND waiting_replica IS NOT NULL
+          AND (waiting_replica = $1 OR NOT nestclaw_replica_alive(waiting_replica))
+        RETURNING ${COLUMNS}`,
+      [replicaId],
+    );
+    return rows.map(toApproval);
   }
 
   async pending(): Promise<Approval[]> {

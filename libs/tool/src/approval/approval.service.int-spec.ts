@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { DatabaseNotifications, ReplicaRegistry } from '@nestclaw/db';
 import { IntDatabase, openIntDatabase, testConfigService, uniqueId } from '@nestclaw/testing';
 import { AuditRepository } from '../audit/audit.repository';
 import { ApprovalRepository } from './approval.repository';
@@ -11,13 +12,24 @@ describe('ApprovalService (real database)', () => {
   let int: IntDatabase;
   let approvals: ApprovalService;
   let audit: AuditRepository;
+  let notifications: DatabaseNotifications;
+  let replica: ReplicaRegistry;
   beforeAll(async () => {
     int = await openIntDatabase();
     audit = new AuditRepository(int.db);
-    approvals = new ApprovalService(new ApprovalRepository(int.db), audit, testConfigService({ tools: { approval: { timeout: '10m' } } }));
+    notifications = new DatabaseNotifications(int.db);
+    replica = new ReplicaRegistry(int.db, false);
+    approvals = new ApprovalService(
+      new ApprovalRepository(int.db),
+      audit,
+      testConfigService({ tools: { approval: { timeout: '10m' } } }),
+      notifications,
+      replica,
+    );
   });
   afterAll(async () => {
     approvals?.onApplicationShutdown();
+    await notifications?.beforeApplicationShutdown();
     await int?.close();
   });
 
@@ -101,7 +113,7 @@ describe('ApprovalService (real database)', () => {
   });
 
   it('expires overdue approvals at start-up and tells their runs', async () => {
-    const overdue = await new ApprovalRepository(int.db).create(ask(), 0);
+    const overdue = await new ApprovalRepository(int.db).create(ask(), 0, replica.id);
     const waiting = approvals.waitFor(overdue.id);
     await approvals.recover();
     expect(await waiting).toMatchObject({ id: overdue.id, status: 'expired', decidedBy: 'system' });
@@ -118,6 +130,8 @@ describe('ApprovalService (real database)', () => {
         new ApprovalRepository(int.db),
         audit,
         testConfigService({ tools: { approval: { timeout: SHORT } } }),
+        notifications,
+        replica,
       );
     });
     afterAll(() => shortLived?.onApplicationShutdown());
@@ -132,6 +146,79 @@ describe('ApprovalService (real database)', () => {
         ['approval.expire', 'expired'],
         ['approval.request', 'pending'],
       ]);
+    });
+  });
+
+  describe('across replicas', () => {
+    // Two replicas on one database, each with its own listener and registered row.
+    interface Replica {
+      approvals: ApprovalService;
+      notifications: DatabaseNotifications;
+      registry: ReplicaRegistry;
+      decided: ApprovalDecision[];
+    }
+    let a: Replica;
+    let b: Replica;
+    const replicaOn = async (): Promise<Replica> => {
+      const n = new DatabaseNotifications(int.db);
+      const registry = new ReplicaRegistry(int.db, true);
+      await registry.onApplicationBootstrap();
+      const config = testConfigService({ tools: { approval: { timeout: '10m' } } });
+      const s = new ApprovalService(new ApprovalRepository(int.db), audit, config, n, registry);
+      const decided: ApprovalDecision[] = [];
+      s.events.on('decided', (d) => decided.push(d));
+      await n.ready();
+      return { approvals: s, notifications: n, registry, decided };
+    };
+    beforeAll(async () => {
+      a = await replicaOn();
+      b = await replicaOn();
+    });
+    afterAll(async () => {
+      for (const r of [a, b]) {
+        r?.approvals.onApplicationShutdown();
+        await r?.registry.beforeApplicationShutdown();
+        await r?.notifications.beforeApplicationShutdown();
+      }
+    });
+
+    it('continues the turn on the replica that asked, once, when another replica decides', async () => {
+      if (int.db.sharedSession) return; // PGlite: one process owns the database
+      const asked = await a.approvals.request(ask());
+      const waiting = a.approvals.waitFor(asked.id);
+      await b.approvals.decide(asked.id, 'approve', 'owner');
+      expect(await waiting).toMatchObject({ id: asked.id, status: 'approved', decidedBy: 'owner' });
+      expect(a.decided.filter((d) => d.approval.id === asked.id)).toMatchObject([{ delivered: true }]);
+      // The decider resumes nothing: the asker took the continuation (the row no longer names anyone).
+      expect(b.decided.filter((d) => d.approval.id === asked.id)).toEqual([]);
+      const { rows } = await int.db.query(`SELECT waiting_replica FROM tool_approvals WHERE id = $1`, [asked.id]);
+      expect(rows[0].waiting_replica).toBeNull();
+    });
+
+    it('has the asker resume the turn from the database when its client left before the decision', async () => {
+      if (int.db.sharedSession) return;
+      const asked = await a.approvals.request(ask());
+      const client = new AbortController();
+      const waiting = a.approvals.waitFor(asked.id, client.signal);
+      client.abort();
+      await expect(waiting).rejects.toMatchObject({ code: 'cancelled' });
+      await b.approvals.decide(asked.id, 'deny', 'owner');
+      const deadline = Date.now() + 1000;
+      while (!a.decided.some((d) => d.approval.id === asked.id) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(a.decided.filter((d) => d.approval.id === asked.id)).toMatchObject([{ delivered: false, approval: { status: 'denied' } }]);
+      expect(b.decided.filter((d) => d.approval.id === asked.id)).toEqual([]);
+    });
+
+    it('resumes on the deciding replica, once, when the replica that asked is dead', async () => {
+      const asked = await new ApprovalRepository(int.db).create(ask(), TEN_MINUTES, 'gone-host:1:dead');
+      await b.approvals.decide(asked.id, 'approve', 'owner');
+      const deadline = Date.now() + 1000;
+      while (!b.decided.some((d) => d.approval.id === asked.id) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(b.decided.filter((d) => d.approval.id === asked.id)).toMatchObject([{ delivered: false }]);
+      // Another replica's start-up sweep finds nothing left to take.
+      await a.approvals.recover();
+      expect(a.decided.filter((d) => d.approval.id === asked.id)).toEqual([]);
+      expect(b.decided.filter((d) => d.approval.id === asked.id)).toHaveLength(1);
     });
   });
 });

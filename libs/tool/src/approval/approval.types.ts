@@ -37,3 +37,12 @@ export interface ApprovalDecision {
   /** True when a waiting run in this process took the decision; false means the turn must be resumed. */
   delivered: boolean;
 }
+
+/** A decision just stored, and who has yet to continue the paused turn. */
+export interface SettledApproval {
+  approval: Approval;
+  /** The replica that asked and still has to take the continuation; null: it is the decider's (taken in the same UPDATE). */
+  waitingReplica: string | null;
+  /** Whether that replica is alive (a dead one's turn is resumed by whoever finds it). */
+  waiterAlive: boolean;
+}
