@@ -78,7 +78,8 @@ export class ChatWsGateway implements OnGatewayConnection {
       this.rateLimit
         .hit(conn.principal)
         .then((waitMs) => {
-          if (waitMs > 0) throw new NestclawError('rate_limited', `Too many requests for this token; retry in ${Math.ceil(waitMs / 1000)} s`);
+          if (waitMs > 0)
+            throw new NestclawError('rate_limited', `Too many requests for this token; retry in ${Math.ceil(waitMs / 1000)} s`);
         })
         .then(() =>
           // One trace per chat frame, like an HTTP request; its id goes out in the `started` frame.
