@@ -59,8 +59,9 @@ export async function freePort(): Promise<number> {
 
 /**
  * The balancer's configuration: roundrobin per request over the replicas, an HTTP health check on
- * the readiness endpoint every 300 ms (down after 2 failures, up after 1 success, so a killed replica
- * leaves the rotation within a second and a restarted one joins when migrated), WebSocket upgrades
+ * the readiness endpoint every 300 ms (down after 3 failures, up after 1 success, so a killed replica,
+ * whose port refuses at once, leaves the rotation within a second and a restarted one joins when
+ * migrated; a slow answer under load has 2 s), WebSocket upgrades
  * passed through (HTTP mode tunnels them; `timeout tunnel` bounds an idle socket), and a failed
  * connect retried on another replica (`option redispatch`), as a production balancer does.
  */
@@ -75,6 +76,8 @@ export function haproxyConfig(port: number, replicaPorts: number[]): string {
     '  timeout server 60s',
     '  timeout tunnel 10m',
     '  timeout http-keep-alive 5s',
+    // A readiness answer slower than this counts as a failure; without it HAProxy would allow only `inter`.
+    '  timeout check 2s',
     '  retries 2',
     '  option redispatch',
     'frontend nestclaw',
@@ -84,7 +87,7 @@ export function haproxyConfig(port: number, replicaPorts: number[]): string {
     '  balance roundrobin',
     '  option httpchk GET /health/ready',
     '  http-check expect status 200',
-    '  default-server inter 300ms fall 2 rise 1',
+    '  default-server inter 300ms fall 3 rise 1',
     `  http-response set-header ${SERVED_BY} %s`,
     ...replicaPorts.map((p, i) => `  server r${i} 127.0.0.1:${p} check`),
     '',
