@@ -118,7 +118,11 @@ async function main(): Promise<void> {
   const adminUrl = process.env.NESTCLAW_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const llm = await startFakeLlm();
   const say = (line: string) => process.stdout.write(`${line}\n`);
-  say(`scale bench: ${cpus().length} cores, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}, ${CLIENTS} clients, memory ${memory ? 'on' : 'off'}`);
+  say(
+    `scale bench: ${cpus().length} cores, load ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}, ${CLIENTS} clients, memory ${memory ? 'on' : 'off'}`,
+  );
   // Both deployments run side by side (the idle one costs next to nothing), so their rounds can alternate:
   // load from elsewhere on the machine then hits both alike.
   const deployments = [await deploy(1, llm.url, haproxy, adminUrl, memory), await deploy(3, llm.url, haproxy, adminUrl, memory)];
@@ -147,7 +151,11 @@ async function main(): Promise<void> {
         `gateway CPU ${median(mine.map((r) => r.gatewayCpuMsPerTurn))} ms/turn`,
     );
   }
-  say(`load at the end: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  say(
+    `load at the end: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
 }
 
 main()
