@@ -1,9 +1,10 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import WebSocket from 'ws';
 import { packageRoot } from '@nestclaw/common';
 import { FakeOpenAiServer } from '../../fixtures/fake-openai.server';
-import { HaCluster, SERVED_BY, startHaCluster } from '../../support/ha-cluster';
+import { CLUSTER_TOKEN, HaCluster, SERVED_BY, startHaCluster } from '../../support/ha-cluster';
 import { describeWithHostTools, HostToolPaths, inCi, reportSkip } from '../../support/host-tools';
 import { createScratchDatabase, ScratchDatabase } from '../../support/scratch-database';
 import { realPostgresAvailable } from '../../support/test-database';
@@ -79,6 +80,35 @@ function cluster(tools: HostToolPaths) {
     expect(rows).toHaveLength(9);
     for (const row of rows) expect(row.n).toBe(1);
     expect(llm.chatRequests).toBeGreaterThanOrEqual(9);
+  });
+
+  it('passes a WebSocket chat through the balancer to a replica and back', async () => {
+    const ws = new WebSocket(`${ha.url.replace('http', 'ws')}/ws`, { headers: { authorization: `Bearer ${CLUSTER_TOKEN}` } });
+    await new Promise((resolve, reject) => {
+      ws.once('open', resolve);
+      ws.once('error', reject);
+    });
+    const done = new Promise<{ type: string; reply?: string }>((resolve) =>
+      ws.on('message', (data: Buffer) => {
+        const frame = JSON.parse(data.toString()) as { type: string; reply?: string };
+        if (frame.type === 'done' || frame.type === 'error') resolve(frame);
+      }),
+    );
+    ws.send(JSON.stringify({ type: 'chat', id: 'w1', message: 'over the balancer' }));
+    expect(await done).toMatchObject({ type: 'done', reply: 'echo: over the balancer' });
+    ws.close();
+  });
+
+  it('keeps serving through the balancer while a replica is killed with SIGKILL, and takes it back once restarted', async () => {
+    await ha.kill9(1);
+    // Refused connections are retried on another replica (redispatch), and the health checks drop r1 within a second.
+    for (let i = 0; i < 6; i++) {
+      const res = await ha.api('/v1/chat', { json: { message: `during ${i}` } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get(SERVED_BY)).not.toBe('r1');
+    }
+    await ha.restart(1);
+    await ha.balancedOver(3);
   });
 
   it(`admits a paired token's ${TOKEN_LIMIT} requests a minute across the three replicas, not ${3 * TOKEN_LIMIT}`, async () => {
