@@ -6,10 +6,10 @@ import { delimiter, join } from 'node:path';
  * skips visibly (the tool and the command that installs it are printed, and listed again at the end
  * of the run); under CI=true the same test fails naming the tool instead, so CI tests everything.
  */
-export type HostToolName = 'bubblewrap' | 'prometheus' | 'promtool' | 'docker' | 'tmux' | 'chromium';
+export type HostToolName = 'bubblewrap' | 'prometheus' | 'promtool' | 'docker' | 'tmux' | 'chromium' | 'haproxy';
 
 interface HostToolSpec {
-  /** Program names looked up on PATH, then in /usr/bin. */
+  /** Program names looked up on PATH, then in /usr/bin and /usr/sbin (haproxy lives there, off a non-root PATH). */
   binaries: string[];
   install: string;
 }
@@ -21,6 +21,7 @@ const HOST_TOOLS: Record<HostToolName, HostToolSpec> = {
   docker: { binaries: ['docker'], install: 'apt-get install docker.io and start dockerd' },
   tmux: { binaries: ['tmux'], install: 'apt-get install tmux' },
   chromium: { binaries: ['chromium', 'chromium-browser', 'google-chrome'], install: 'apt-get install chromium' },
+  haproxy: { binaries: ['haproxy'], install: 'apt-get install haproxy' },
 };
 
 /** Where global setup asks workers to note their skips, so global teardown can list them once at the end. */
@@ -39,7 +40,7 @@ function executable(path: string): boolean {
 
 /** The absolute path of the tool's program, or undefined when this machine does not have it. */
 export function findHostTool(name: HostToolName): string | undefined {
-  const dirs = [...(process.env.PATH ?? '').split(delimiter).filter(Boolean), '/usr/bin'];
+  const dirs = [...(process.env.PATH ?? '').split(delimiter).filter(Boolean), '/usr/bin', '/usr/sbin'];
   for (const binary of HOST_TOOLS[name].binaries) for (const dir of dirs) if (executable(join(dir, binary))) return join(dir, binary);
   return undefined;
 }

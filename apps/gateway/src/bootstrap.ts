@@ -5,10 +5,12 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import type { Server } from 'node:http';
 import { preloadTokenizer } from '@nestclaw/common';
 import { loadConfig, defaultConfigPath, ConfigService, logLevelsFor, writeGatewayInfo } from '@nestclaw/config';
+import { DatabaseService } from '@nestclaw/db';
 import { telemetry } from '@nestclaw/observability';
 import { GatewayModule } from './gateway.module';
 import { fastifyErrorOptions } from './errors/fastify-errors';
 import { addressInUse, assertAddressFree } from './http/address-in-use';
+import { assertEmbeddedDatabaseOwned } from './http/embedded-single-process';
 import { acceptJsonBodiesOnly } from './http/json-bodies-only';
 import { configSecrets, gatewayLogger } from './observability/gateway-logger';
 import { GatewayWsAdapter } from './ws/gateway-ws.adapter';
@@ -62,6 +64,12 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     { logger, bufferLogs: false, bodyParser: false },
   );
   const configService = app.get(ConfigService);
+  try {
+    assertEmbeddedDatabaseOwned(app.get(DatabaseService), configService.home);
+  } catch (e) {
+    await app.close().catch(() => undefined);
+    throw e;
+  }
   // A reload may bring new keys or tokens: scrub those too.
   configService.register({ reconfigure: (next) => logger.scrubber.setSecrets(configSecrets(next, env)) });
   const upgrades = app.get(WsUpgradeAuth);

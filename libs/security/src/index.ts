@@ -7,5 +7,6 @@ export * from './paired-token.service';
 export * from './api-pairing.service';
 export * from './channel-access.service';
 export * from './rate-limiter';
+export * from './shared-rate-limiter.service';
 export * from './security.errors';
 export * from './sensitive-config.service';

@@ -1,6 +1,7 @@
 /**
- * Fixed-window counter per key, in memory. Good enough for one gateway process: limits exist to
- * stop a runaway script or a flood from one sender, not to meter billing.
+ * Fixed-window counter per key, in memory: it holds for one process only. Limits that must hold for
+ * the deployment (several replicas) use SharedRateLimiter, which counts in PostgreSQL. Limits exist
+ * to stop a runaway script or a flood from one sender, not to meter billing.
  */
 export class RateLimiter {
   private readonly windows = new Map<string, { start: number; count: number }>();

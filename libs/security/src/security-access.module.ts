@@ -7,10 +7,12 @@ import { ChannelAccessRepository } from './channel-access.repository';
 import { ChannelAccessService } from './channel-access.service';
 import { PairedTokenRepository } from './paired-token.repository';
 import { PairedTokenService } from './paired-token.service';
+import { RateLimitRepository } from './rate-limit.repository';
 import { SensitiveConfigService } from './sensitive-config.service';
+import { SharedRateLimiter } from './shared-rate-limiter.service';
 
 /**
- * Who may get in: paired tokens, API pairing codes, channel allowlists. Shared by the gateway
+ * Who may get in: paired tokens, API pairing codes, channel allowlists, deployment-wide rate limits. Shared by the gateway
  * (through SecurityModule) and the CLI's access commands, which must not touch the gateway's own
  * token (ApiTokenService creates it on first start).
  */
@@ -24,7 +26,9 @@ import { SensitiveConfigService } from './sensitive-config.service';
     PairedTokenRepository,
     ApiPairingRepository,
     ChannelAccessRepository,
+    SharedRateLimiter,
+    RateLimitRepository,
   ],
-  exports: [PairedTokenService, ApiPairingService, ChannelAccessService, SensitiveConfigService],
+  exports: [PairedTokenService, ApiPairingService, ChannelAccessService, SensitiveConfigService, SharedRateLimiter],
 })
 export class SecurityAccessModule {}

@@ -36,7 +36,7 @@ export class BearerAuthGuard implements CanActivate {
     if (!principal) throw new NestclawError('unauthorized', 'Invalid or revoked bearer token');
     const scope = this.reflector.getAllAndOverride<Scope | undefined>(REQUIRED_SCOPE, targets) ?? 'chat';
     if (!principal.scopes.includes(scope)) throw new NestclawError('forbidden', `This token lacks the "${scope}" scope`);
-    const waitMs = this.rateLimit.hit(principal);
+    const waitMs = await this.rateLimit.hit(principal);
     if (waitMs > 0) {
       void http.getResponse<FastifyReply>().header('retry-after', String(Math.ceil(waitMs / 1000)));
       throw new NestclawError('rate_limited', `Too many requests for this token; retry in ${Math.ceil(waitMs / 1000)} s`);

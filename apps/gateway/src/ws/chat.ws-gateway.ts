@@ -121,14 +121,19 @@ export class ChatWsGateway implements OnGatewayConnection {
     if (conn.running.has(frame.id)) return refuse('invalid_request', `A chat with id "${frame.id}" is already running`);
     if (conn.running.size >= MAX_RUNS_PER_SOCKET)
       return refuse('rate_limited', `At most ${MAX_RUNS_PER_SOCKET} chats may run at once on one socket`);
-    const waitMs = this.rateLimit.hit(conn.principal);
-    if (waitMs > 0) return refuse('rate_limited', `Too many requests for this token; retry in ${Math.ceil(waitMs / 1000)} s`);
     const controller = new AbortController();
     conn.running.set(frame.id, controller);
     return new Observable<ServerFrame>((out) => {
       const id = frame.id;
       // Never let the Observable error: that would end the adapter's subscription for the whole socket.
-      Promise.resolve()
+      // The slot is taken before the (database-counted, so asynchronous) rate limit answers: a burst of
+      // frames cannot slip past MAX_RUNS_PER_SOCKET while their hits are being counted.
+      this.rateLimit
+        .hit(conn.principal)
+        .then((waitMs) => {
+          if (waitMs > 0)
+            throw new NestclawError('rate_limited', `Too many requests for this token; retry in ${Math.ceil(waitMs / 1000)} s`);
+        })
         .then(() =>
           // One trace per chat frame, like an HTTP request; its id goes out in the `started` frame.
           traceRoot(`${SPAN.wsMessage} chat`, { 'nestclaw.channel': 'ws' }, () =>

@@ -34,7 +34,7 @@ export class WsUpgradeAuth {
     if (!principal) return { ok: false, status: 401, code: 'unauthorized', message: 'Invalid or revoked token' };
     if (!principal.scopes.includes('chat'))
       return { ok: false, status: 403, code: 'forbidden', message: 'This token lacks the "chat" scope' };
-    const waitMs = this.rateLimit.hit(principal);
+    const waitMs = await this.rateLimit.hit(principal);
     if (waitMs > 0) {
       const retryAfterSeconds = Math.ceil(waitMs / 1000);
       return {
