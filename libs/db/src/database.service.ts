@@ -43,6 +43,8 @@ export class DatabaseService implements OnApplicationShutdown {
   private static readonly logger = new Logger('Database');
   /** Set when the app shuts down: connection errors from then on are the shutdown's own. */
   private stopping = false;
+  /** Every shipped migration was found applied (see pendingMigrations). */
+  private migrated = false;
 
   private constructor(
     readonly pool: Pool,
@@ -261,8 +263,16 @@ export class DatabaseService implements OnApplicationShutdown {
     }
   }
 
-  pendingMigrations(): Promise<string[]> {
-    return pendingMigrations(this.pool, migrationsDir());
+  /**
+   * Migrations this version ships that the database lacks. Once none are, that stays true for the
+   * process (the shipped files do not change and applied ones are never undone), so a readiness probe
+   * polled every few hundred ms by a load balancer stops re-reading and hashing every file.
+   */
+  async pendingMigrations(): Promise<string[]> {
+    if (this.migrated) return [];
+    const pending = await pendingMigrations(this.pool, migrationsDir());
+    this.migrated = pending.length === 0;
+    return pending;
   }
 
   async onApplicationShutdown(): Promise<void> {
