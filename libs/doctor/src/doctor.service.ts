@@ -4,10 +4,11 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { isNestclawError } from '@nestclaw/common';
 import { ConfigService, loadConfig, redactSecrets, secretValues } from '@nestclaw/config';
-import { DatabaseService, Leases, ReplicaRegistry } from '@nestclaw/db';
+import { DatabaseService } from '@nestclaw/db';
 import { ModelStatus, ProviderStatusService } from '@nestclaw/provider';
 import { MemoryStatusService } from '@nestclaw/memory';
 import { ExecutorSelector } from '@nestclaw/tool';
+import { ClusterCheck } from './cluster.check';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -33,15 +34,14 @@ export class DoctorService {
     private readonly providers: ProviderStatusService,
     private readonly sandbox: ExecutorSelector,
     private readonly moduleRef: ModuleRef,
-    private readonly replicas: ReplicaRegistry,
-    private readonly leases: Leases,
+    private readonly cluster: ClusterCheck,
   ) {}
 
   async run(): Promise<DoctorReport> {
     const checks: DoctorCheck[] = [
       this.checkConfig(),
       ...(await this.checkDatabase()),
-      ...(await this.checkCluster()),
+      ...(await this.cluster.run()),
       ...(await this.checkProviders()),
       this.checkTokenFile(),
       await this.checkSandbox(),
@@ -55,35 +55,6 @@ export class DoctorService {
       ...(c.fix ? { fix: redactSecrets(c.fix, secrets) } : {}),
     });
     return { ok: checks.every((c) => c.status !== 'fail'), checks: checks.map(scrub) };
-  }
-
-  /** The replicas sharing the database and who owns which lease (issue 24); nothing when no gateway ever ran. */
-  private async checkCluster(): Promise<DoctorCheck[]> {
-    try {
-      const [replicas, leases] = await Promise.all([this.replicas.list(), this.leases.list()]);
-      const alive = replicas.filter((r) => r.alive);
-      const checks: DoctorCheck[] = [];
-      if (replicas.length)
-        checks.push({
-          name: 'replicas',
-          status: 'ok',
-          message: `${alive.length} alive${alive.length ? `: ${alive.map((r) => `${r.id} (v${r.version})`).join(', ')}` : ''}`,
-        });
-      for (const l of leases) {
-        const orphaned = !l.held && alive.length > 0;
-        checks.push({
-          name: `lease ${l.name}`,
-          status: orphaned ? 'warn' : 'ok',
-          message: l.held ? `held by ${l.holder} (fence ${l.fence}, until ${l.expiresAt.toISOString()})` : 'not held',
-          ...(orphaned
-            ? { fix: 'a replica takes it within one beat (2 s); if it stays free, check that a gateway has this channel enabled' }
-            : {}),
-        });
-      }
-      return checks;
-    } catch {
-      return []; // the database check above says why
-    }
   }
 
   /** Only where the memory module runs (the gateway); the CLI's doctor does not open the index. */
