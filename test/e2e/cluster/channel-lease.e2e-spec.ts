@@ -181,6 +181,25 @@ describeCluster('one Telegram poller across replicas', () => {
     expectAnsweredOnce(users, 'after restart');
   }, 180_000);
 
+  it('answers, on the new owner and once, a message the killed owner was answering', async () => {
+    const { name: dead } = await owner();
+    const user = { id: nextUser++, first_name: 'Inflight' };
+    // The model never answers the first attempt: the run is in flight on the owner when it dies.
+    llm.enqueue({ kind: 'hang' });
+    tg.dm(user, 'in flight');
+    await tg.waitFor(() => tg.sentTo(user.id).length === 1, 20_000, 'the placeholder');
+    await new Promise((r) => setTimeout(r, 300)); // let the placeholder's id be recorded (a kill before leaves a stray "…")
+    await running.get(dead)!.kill9();
+    running.delete(dead);
+    await tg.waitFor(
+      () => tg.sentTo(user.id).some((m) => telegramHtmlToText(m.current) === 'echo: in flight'),
+      30_000,
+      'the answer from the new owner',
+    );
+    expect(tg.sentTo(user.id).map((m) => telegramHtmlToText(m.current))).toEqual(['echo: in flight']);
+    await start(dead);
+  }, 180_000);
+
   it('hands over in under 3 s when the owner stops cleanly', async () => {
     const { name: leaving } = await owner();
     const stoppedAt = Date.now();
