@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { telegramHtmlToText } from '@nestclaw/channel';
+import { DiscordUser, FakeDiscordServer } from '../../fixtures/fake-discord.server';
 import { FakeOpenAiServer } from '../../fixtures/fake-openai.server';
 import { FakeTelegramServer, FakeUser } from '../../fixtures/fake-telegram.server';
 import { GatewayProcess, spawnGateway } from '../../support/gateway-process';
@@ -222,5 +223,98 @@ describeCluster('one Telegram poller across replicas', () => {
     expect([...pollersSince(since)]).toEqual([next.via]);
     expectAnsweredOnce(more, 'three replicas');
     expect(tg.conflicts).toEqual([]);
+  }, 180_000);
+});
+
+describeCluster('one Discord gateway connection across replicas', () => {
+  let dc: FakeDiscordServer;
+  let llm: FakeOpenAiServer;
+  let db: TestDatabase;
+  let root: string;
+  const running = new Map<Name, GatewayProcess>();
+  const discordUsers = Array.from({ length: 20 }, (_, i) => String(710_000_000_000_000_001n + BigInt(i)));
+  let nextUser = 0;
+
+  const start = async (name: Name) => {
+    running.set(
+      name,
+      await spawnGateway(
+        { PATH: process.env.PATH, NESTCLAW_HOME: join(root, name), NESTCLAW_TOKEN: 'cluster-test-token-0123456789', DATABASE_URL: db.url },
+        BOOT_MS,
+      ),
+    );
+  };
+
+  /** One DM per new user, each answered once (one message posted to its channel, the model asked once). */
+  const converse = async (n: number, label: string) => {
+    const users: DiscordUser[] = Array.from({ length: n }, () => ({ id: discordUsers[nextUser], username: `u${nextUser++}` }));
+    const sent = users.map((u, i) => dc.dm(u, `${label} ${i}`));
+    for (const [i, { channelId }] of sent.entries())
+      await dc.waitFor(
+        () => dc.postedTo(channelId).some((m) => m.current === `echo: ${label} ${i}`),
+        30_000,
+        `the answer to ${label} ${i}`,
+      );
+    for (const [i, { channelId }] of sent.entries()) {
+      expect(dc.postedTo(channelId).map((m) => m.current)).toEqual([`echo: ${label} ${i}`]);
+      expect(llm.requests.filter((r) => r.body.messages.filter((m) => m.role === 'user').at(-1)?.content === `${label} ${i}`)).toHaveLength(
+        1,
+      );
+    }
+  };
+
+  beforeAll(async () => {
+    if (!realPostgresAvailable()) throw new Error('CI=true but no PostgreSQL server: replicas cannot share the embedded database');
+    dc = new FakeDiscordServer();
+    await dc.start();
+    llm = new FakeOpenAiServer();
+    await llm.start();
+    db = await createTestDatabase();
+    root = mkdtempSync(join(tmpdir(), 'nestclaw-cluster-dc-'));
+    for (const name of REPLICAS) {
+      mkdirSync(join(root, name));
+      writeFileSync(
+        join(root, name, 'config.yaml'),
+        stringify({
+          models: { fake: { provider: 'openai-compatible', base_url: llm.url, api_key: 'sk-test', model: 'fake-model' } },
+          channels: { discord: { enabled: true, token: dc.token, api_root: dc.url, allow_from: discordUsers, stream_edit_interval: 50 } },
+          security: { rate_limit: { per_sender: { limit: 1000, window: '1m' } } },
+        }),
+      );
+    }
+    await Promise.all([start('replica-a'), start('replica-b')]);
+  }, 3 * BOOT_MS);
+
+  afterAll(async () => {
+    for (const g of running.values()) await g.kill9();
+    await dc?.stop();
+    await llm?.stop();
+    await db?.drop();
+    if (root) rmSync(root, { recursive: true, force: true });
+  });
+
+  it('keeps one gateway connection open, moves it within 10 s after kill -9 of its owner, and answers each message once', async () => {
+    await dc.waitFor(() => dc.connected, 20_000, 'a gateway connection');
+    await converse(3, 'discord');
+    expect(dc.openConnections).toBe(1);
+    expect(dc.peakConnections).toBe(1);
+    // The owner, as /v1/cluster names it.
+    const [someone] = running.values();
+    const view = (await (await someone.api('/v1/cluster')).json()) as {
+      replicas: { id: string; pid: number }[];
+      leases: { name: string; holder: string | null }[];
+    };
+    const holder = view.replicas.find((r) => r.id === view.leases.find((l) => l.name === 'channel:discord')?.holder)!;
+    const [ownerName, ownerProcess] = [...running].find(([, g]) => g.child.pid === holder.pid)!;
+    const killedAt = Date.now();
+    await ownerProcess.kill9();
+    running.delete(ownerName);
+    const reconnectedAt = await dc.waitFor(() => dc.connectedAt.find((t) => t >= killedAt), 20_000, 'another gateway connection');
+    await dc.waitFor(() => dc.connected, 5_000, 'the new connection ready');
+    console.log(`[channel-lease] Discord failover after kill -9: ${reconnectedAt - killedAt} ms`);
+    expect(reconnectedAt - killedAt).toBeLessThanOrEqual(FAILOVER_MAX_MS);
+    await converse(3, 'discord after failover');
+    expect(dc.openConnections).toBe(1);
+    expect(dc.peakConnections).toBe(1);
   }, 180_000);
 });
