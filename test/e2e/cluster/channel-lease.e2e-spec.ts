@@ -151,6 +151,10 @@ describeCluster('one Telegram poller across replicas', () => {
     expect(holder.pid).toBe(running.get(name)!.child.pid);
     expect(view.replicas.filter((r) => r.alive)).toHaveLength(2);
     expect(view.channels).toEqual([expect.objectContaining({ channel: 'telegram', owner: false })]);
+    // The doctor says the same.
+    const doctor = (await (await running.get(other)!.api('/doctor')).json()) as { checks: { name: string; message: string }[] };
+    expect(doctor.checks.find((c) => c.name === 'lease channel:telegram')?.message).toContain(`held by ${lease.holder}`);
+    expect(doctor.checks.find((c) => c.name === 'replicas')?.message).toMatch(/^2 alive: /);
     // The owner is ready only with its connection up; the other is ready without one.
     for (const g of running.values()) expect((await fetch(`${g.url}/health/ready`)).status).toBe(200);
   }, 120_000);
@@ -224,6 +228,25 @@ describeCluster('one Telegram poller across replicas', () => {
     expectAnsweredOnce(more, 'three replicas');
     expect(tg.conflicts).toEqual([]);
   }, 180_000);
+
+  it('takes 409 Conflict quietly when something outside the cluster polls the same bot', async () => {
+    const { name } = await owner();
+    const g = running.get(name)!;
+    const printed = g.output().length;
+    // Another deployment polling the bot: each of its polls ends the owner's, and the owner's end its.
+    const until = Date.now() + 4000;
+    while (Date.now() < until)
+      await fetch(`${tg.url}/outsider/bot${tg.token}/getUpdates`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ timeout: 1 }),
+      }).then((r) => r.text());
+    expect(tg.conflicts.filter((c) => c.via === name).length).toBeGreaterThan(0);
+    // At the gateway's log level (warn) nothing is said about it: one line at `log`, then debug.
+    expect(g.output().slice(printed)).not.toMatch(/getUpdates|409|Conflict/);
+    const users = await converse(2, 'after the outsider');
+    expectAnsweredOnce(users, 'after the outsider');
+  }, 60_000);
 });
 
 describeCluster('one Discord gateway connection across replicas', () => {
