@@ -341,3 +341,44 @@ describeCluster('one Discord gateway connection across replicas', () => {
     expect(dc.peakConnections).toBe(1);
   }, 180_000);
 });
+
+describeCluster('three replicas started at once on an empty database', () => {
+  let db: TestDatabase;
+  let root: string;
+  const gateways: GatewayProcess[] = [];
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    root = mkdtempSync(join(tmpdir(), 'nestclaw-cluster-boot-'));
+  });
+  afterAll(async () => {
+    for (const g of gateways) await g.kill9();
+    await db?.drop();
+    if (root) rmSync(root, { recursive: true, force: true });
+  });
+
+  it(
+    'migrates once (the others wait on the lock) and all three become ready',
+    async () => {
+      const started = await Promise.all(
+        REPLICAS.map((name) => {
+          mkdirSync(join(root, name));
+          const env = {
+            PATH: process.env.PATH,
+            NESTCLAW_HOME: join(root, name),
+            NESTCLAW_TOKEN: 'cluster-test-token-0123456789',
+            DATABASE_URL: db.url,
+          };
+          return spawnGateway(env, BOOT_MS, { logLevel: 'log' });
+        }),
+      );
+      gateways.push(...started);
+      const migrated = started.filter((g) => /applied \d+ migration\(s\)/.test(g.output()));
+      expect(migrated).toHaveLength(1);
+      for (const g of started) expect((await fetch(`${g.url}/health/ready`)).status).toBe(200);
+      const view = (await (await started[0].api('/v1/cluster')).json()) as { replicas: { alive: boolean }[] };
+      expect(view.replicas.filter((r) => r.alive)).toHaveLength(3);
+    },
+    3 * BOOT_MS,
+  );
+});
