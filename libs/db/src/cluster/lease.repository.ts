@@ -22,6 +22,8 @@ export interface Acquisition {
   held: HeldLease[];
   /** ceil(wanted / alive replicas): how many of them this replica takes while others are alive. */
   share: number;
+  /** This replica's own row was beaten recently enough to renew or take anything (else nothing changed). */
+  fresh: boolean;
 }
 
 /** The `leases` table (libs/db/src/cluster/lease.service.ts keeps this replica's leases with it). */
@@ -43,7 +45,7 @@ export class LeaseRepository {
    * the latest row version, so two replicas racing for one lease cannot both win it.
    */
   async acquire(replica: string, names: readonly string[], ttlMs: number, fenceMs: number): Promise<Acquisition> {
-    const { rows } = await this.db.query<{ name: string | null; fence: string | null; share: number }>(
+    const { rows } = await this.db.query<{ name: string | null; fence: string | null; share: number; fresh: boolean }>(
       `WITH wanted AS (SELECT w.name, w.ord FROM unnest($2::text[]) WITH ORDINALITY AS w(name, ord)),
             me AS (SELECT 1 FROM replicas WHERE id = $1 AND last_seen > now() - make_interval(secs => ($3::int - $4::int) / 1000.0)),
             fair AS (SELECT ceil(cardinality($2::text[])::numeric / greatest(count(*), 1))::int AS share
@@ -73,11 +75,15 @@ export class LeaseRepository {
                 expires_at = EXCLUDED.expires_at
               WHERE l.holder = $1 OR l.expires_at <= now() OR NOT nestclaw_replica_alive(l.holder)
               RETURNING l.name, l.fence::text AS fence)
-       SELECT taken.name, taken.fence, fair.share FROM fair LEFT JOIN taken ON true`,
+       SELECT taken.name, taken.fence, fair.share, EXISTS (SELECT 1 FROM me) AS fresh FROM fair LEFT JOIN taken ON true`,
       [replica, [...names], ttlMs, fenceMs],
       { name: 'nestclaw_lease_acquire' },
     );
-    return { held: rows.filter((r) => r.name !== null).map((r) => ({ name: r.name!, fence: r.fence! })), share: rows[0]?.share ?? 0 };
+    return {
+      held: rows.filter((r) => r.name !== null).map((r) => ({ name: r.name!, fence: r.fence! })),
+      share: rows[0]?.share ?? 0,
+      fresh: rows[0]?.fresh ?? false,
+    };
   }
 
   /** Gives leases up at once (clean stop, a channel no longer wanted): the next beat of another replica takes them. */

@@ -112,6 +112,24 @@ describe('Leases (real database)', () => {
     expect(after).toBeLessThan(SELF_FENCE_MS + 1000);
   });
 
+  it('neither renews nor gives up a lease while its own beat is late (the self-fence decides)', async () => {
+    const name = uniqueId('lease');
+    const a = await replica();
+    a.leases.want(name, a.work(name));
+    await a.leases.renew();
+    const expires = async () => (await a.leases.list()).find((l) => l.name === name)!.expiresAt.getTime();
+    const before = await expires();
+    // Its beats stop, its row last seen 3 s ago: alive for the others, too late to renew (TTL − self-fence = 2 s).
+    await a.registry.beforeApplicationShutdown();
+    await int.db.query(`INSERT INTO replicas (id, host, pid, version, last_seen) VALUES ($1, 'h', 1, 'v', now() - interval '3 seconds')`, [
+      a.registry.id,
+    ]);
+    await a.leases.renew();
+    expect(a.leases.fenceOf(name)).toBe('1');
+    expect(a.events).toEqual([`${name} acquired 1`]);
+    expect(await expires()).toBe(before);
+  });
+
   it('spreads two leases over two alive replicas instead of giving both to the first', async () => {
     const names = [uniqueId('lease'), uniqueId('lease')];
     const [a, b] = [await replica(), await replica()];

@@ -77,7 +77,9 @@ export class Leases implements BeforeApplicationShutdown {
     return this.serially(async () => {
       try {
         const names = [...this.wanted.keys()];
-        const { held } = await this.repository.acquire(this.replicas.id, names, LEASE_TTL_MS, SELF_FENCE_MS);
+        const { held, fresh } = await this.repository.acquire(this.replicas.id, names, LEASE_TTL_MS, SELF_FENCE_MS);
+        // This replica's own beat is late: nothing was renewed, and nothing was lost yet (the self-fence decides).
+        if (!fresh) return;
         this.failures.succeeded();
         if (this.stopped) return;
         const won = new Map(held.map((h) => [h.name, h.fence]));
