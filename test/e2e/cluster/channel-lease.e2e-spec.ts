@@ -3,22 +3,36 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { telegramHtmlToText } from '@nestclaw/channel';
+import { startEmbeddedPostgres } from '@nestclaw/db';
 import { DiscordUser, FakeDiscordServer } from '../../fixtures/fake-discord.server';
 import { FakeOpenAiServer } from '../../fixtures/fake-openai.server';
 import { FakeTelegramServer, FakeUser } from '../../fixtures/fake-telegram.server';
 import { GatewayProcess, spawnGateway } from '../../support/gateway-process';
-import { createTestDatabase, realPostgresAvailable, TestDatabase } from '../../support/test-database';
+import { createTestDatabase, TestDatabase } from '../../support/test-database';
 
 /**
  * Issue 24, item 1: one Telegram poller across replicas. Three gateway processes share one PostgreSQL
  * database and one fake Bot API (which, like Telegram's, ends an open getUpdates with 409 Conflict
  * when another starts). Each replica reaches the fake through its own api_root prefix, so every poll
- * says which replica made it. Replicas need a PostgreSQL server (the embedded database is one
- * process's): without one the spec is skipped, visibly, unless CI=true, where it must run.
+ * says which replica made it. Replicas need a PostgreSQL server: the test server when one answers,
+ * else an embedded PostgreSQL server (real binaries) started here and shared over TCP, as
+ * database-partition.e2e-spec.ts does (the embedded database a gateway opens by itself is one
+ * process's).
  */
-const serverRun = realPostgresAvailable() || process.env.CI === 'true';
-if (!serverRun) console.warn('[channel-lease] skipped: no PostgreSQL server for several replicas (set CI=true to require one)');
-const describeCluster = serverRun ? describe : describe.skip;
+/** One database for several gateways: a scratch database on the test server, or an embedded server of its own. */
+async function clusterDatabase(): Promise<TestDatabase & { url: string }> {
+  const db = await createTestDatabase();
+  if (db.url) return { url: db.url, drop: db.drop };
+  const home = mkdtempSync(join(tmpdir(), 'nestclaw-cluster-pg-'));
+  const server = await startEmbeddedPostgres(home, () => undefined, 'native');
+  return {
+    url: server.url,
+    drop: async () => {
+      await server.stop();
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
 
 const BOOT_MS = 90_000;
 const FAILOVER_MAX_MS = 10_000;
@@ -26,10 +40,10 @@ const HANDOVER_MAX_MS = 3_000;
 const REPLICAS = ['replica-a', 'replica-b', 'replica-c'] as const;
 type Name = (typeof REPLICAS)[number];
 
-describeCluster('one Telegram poller across replicas', () => {
+describe('one Telegram poller across replicas', () => {
   let tg: FakeTelegramServer;
   let llm: FakeOpenAiServer;
-  let db: TestDatabase;
+  let db: TestDatabase & { url: string };
   let root: string;
   const running = new Map<Name, GatewayProcess>();
   let nextUser = 7001;
@@ -96,12 +110,11 @@ describeCluster('one Telegram poller across replicas', () => {
   };
 
   beforeAll(async () => {
-    if (!realPostgresAvailable()) throw new Error('CI=true but no PostgreSQL server: replicas cannot share the embedded database');
     tg = new FakeTelegramServer();
     await tg.start();
     llm = new FakeOpenAiServer();
     await llm.start();
-    db = await createTestDatabase();
+    db = await clusterDatabase();
     root = mkdtempSync(join(tmpdir(), 'nestclaw-cluster-'));
     for (const name of REPLICAS) {
       mkdirSync(join(root, name));
@@ -120,6 +133,8 @@ describeCluster('one Telegram poller across replicas', () => {
             },
           },
           security: { rate_limit: { per_sender: { limit: 1000, window: '1m' } } },
+          // Three gateways on an embedded server (20 connections): 3 × (3 pool + listener + migrator).
+          database: { pool_size: 3 },
         }),
       );
     }
@@ -249,10 +264,10 @@ describeCluster('one Telegram poller across replicas', () => {
   }, 60_000);
 });
 
-describeCluster('one Discord gateway connection across replicas', () => {
+describe('one Discord gateway connection across replicas', () => {
   let dc: FakeDiscordServer;
   let llm: FakeOpenAiServer;
-  let db: TestDatabase;
+  let db: TestDatabase & { url: string };
   let root: string;
   const running = new Map<Name, GatewayProcess>();
   const discordUsers = Array.from({ length: 20 }, (_, i) => String(710_000_000_000_000_001n + BigInt(i)));
@@ -287,12 +302,11 @@ describeCluster('one Discord gateway connection across replicas', () => {
   };
 
   beforeAll(async () => {
-    if (!realPostgresAvailable()) throw new Error('CI=true but no PostgreSQL server: replicas cannot share the embedded database');
     dc = new FakeDiscordServer();
     await dc.start();
     llm = new FakeOpenAiServer();
     await llm.start();
-    db = await createTestDatabase();
+    db = await clusterDatabase();
     root = mkdtempSync(join(tmpdir(), 'nestclaw-cluster-dc-'));
     for (const name of REPLICAS) {
       mkdirSync(join(root, name));
@@ -302,6 +316,8 @@ describeCluster('one Discord gateway connection across replicas', () => {
           models: { fake: { provider: 'openai-compatible', base_url: llm.url, api_key: 'sk-test', model: 'fake-model' } },
           channels: { discord: { enabled: true, token: dc.token, api_root: dc.url, allow_from: discordUsers, stream_edit_interval: 50 } },
           security: { rate_limit: { per_sender: { limit: 1000, window: '1m' } } },
+          // Three gateways on an embedded server (20 connections): 3 × (3 pool + listener + migrator).
+          database: { pool_size: 3 },
         }),
       );
     }
@@ -342,13 +358,13 @@ describeCluster('one Discord gateway connection across replicas', () => {
   }, 180_000);
 });
 
-describeCluster('three replicas started at once on an empty database', () => {
-  let db: TestDatabase;
+describe('three replicas started at once on an empty database', () => {
+  let db: TestDatabase & { url: string };
   let root: string;
   const gateways: GatewayProcess[] = [];
 
   beforeAll(async () => {
-    db = await createTestDatabase();
+    db = await clusterDatabase();
     root = mkdtempSync(join(tmpdir(), 'nestclaw-cluster-boot-'));
   });
   afterAll(async () => {
@@ -363,6 +379,7 @@ describeCluster('three replicas started at once on an empty database', () => {
       const started = await Promise.all(
         REPLICAS.map((name) => {
           mkdirSync(join(root, name));
+          writeFileSync(join(root, name, 'config.yaml'), stringify({ database: { pool_size: 3 } }));
           const env = {
             PATH: process.env.PATH,
             NESTCLAW_HOME: join(root, name),
