@@ -17,6 +17,8 @@ import { AuditController } from './audit/audit.controller';
 import { BearerAuthGuard } from './auth/bearer-auth.guard';
 import { TokenRateLimit } from './auth/token-rate-limit';
 import { ChatController } from './chat/chat.controller';
+import { ClusterController } from './cluster/cluster.controller';
+import { ClusterService } from './cluster/cluster.service';
 import { ConversationLogController } from './conversation-log/conversation-log.controller';
 import { AllExceptionsFilter } from './errors/all-exceptions.filter';
 import { InputHygienePipe } from './http/input-hygiene.pipe';
@@ -84,6 +86,7 @@ export class GatewayModule {
         MetricsController,
         MemoryController,
         ReindexController,
+        ClusterController,
       ],
       providers: [
         { provide: APP_GUARD, useClass: BearerAuthGuard },
@@ -99,6 +102,7 @@ export class GatewayModule {
         WsUpgradeAuth,
         TokenRateLimit,
         AgentModelCatalog,
+        ClusterService,
       ],
     };
   }

@@ -7,6 +7,7 @@ import { SecurityModule } from '@nestclaw/security';
 import { AccessPolicy } from './access/access-policy';
 import { APPROVAL_DECIDER, ApprovalDecider } from './channel.port';
 import { ChannelRegistry } from './channel.registry';
+import { ChannelOwnership } from './channel-ownership.service';
 import { ApprovalCommands } from './commands/approval-commands';
 import { ChatCommands } from './commands/chat-commands';
 import { SessionCommands } from './commands/session-commands';
@@ -40,6 +41,7 @@ export class ChannelModule {
       imports: [ConfigModule, DbModule, AgentModule, SecurityModule, MemoryModule, ...approvals.imports],
       providers: [
         ChannelRegistry,
+        ChannelOwnership,
         InboundPipeline,
         AccessPolicy,
         MessageRouter,

@@ -79,6 +79,8 @@ export interface ChannelAdapter {
    * (Discord) use `lastSeen` to fetch the missed messages; the sink drops any it already stored.
    */
   start(sink: InboundSink, lastSeen?: LastSeen): Promise<void>;
+  /** Receiving now (polling answered, gateway connection ready); absent: taken as up once `start` resolved. */
+  readonly connected?: boolean;
   /** Sends one message (retrying 429s and transient failures) and returns its platform id. */
   send(message: OutboundMessage): Promise<{ platformMessageId: string }>;
   edit?(chatId: string, platformMessageId: string, text: string, plain?: string): Promise<void>;

@@ -1,16 +1,16 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { ConfigService } from '@nestclaw/config';
-import { traceInbound } from '@nestclaw/observability';
 import { instrumentDelivery } from './channel.telemetry';
 import type { ChannelAdapter } from './channel.port';
+import { ChannelOwnership, ChannelOwnershipState } from './channel-ownership.service';
 import { InboundPipeline } from './inbound-pipeline.service';
-import { InboundRepository } from './inbound/inbound.repository';
 import type * as DiscordAdapter from './discord/discord.channel';
 import type * as TelegramAdapter from './telegram/telegram.channel';
 
 /**
- * Builds the enabled adapters from config, answers what the last run left unanswered, then starts
- * them; stops them (polling first, then runs) before the database closes.
+ * Builds the enabled adapters from config (every replica sends through them) and has each receive
+ * only on the replica that owns its channel (ChannelOwnership: a lease per channel); on stop, hands
+ * the channels over first, then stops the runs, before the database closes.
  */
 @Injectable()
 export class ChannelRegistry implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -20,7 +20,7 @@ export class ChannelRegistry implements OnApplicationBootstrap, BeforeApplicatio
   constructor(
     private readonly config: ConfigService,
     private readonly pipeline: InboundPipeline,
-    private readonly inbound: InboundRepository,
+    private readonly ownership: ChannelOwnership,
   ) {}
 
   get(id: string): ChannelAdapter | undefined {
@@ -29,6 +29,11 @@ export class ChannelRegistry implements OnApplicationBootstrap, BeforeApplicatio
 
   list(): ChannelAdapter[] {
     return [...this.adapters.values()];
+  }
+
+  /** Which channels this replica receives for, and whether their connection is up (readiness, /v1/cluster). */
+  channelStates(): ChannelOwnershipState[] {
+    return this.ownership.states();
   }
 
   /** Adds an adapter built elsewhere (tests, future plugins); call before bootstrap. */
@@ -52,23 +57,11 @@ export class ChannelRegistry implements OnApplicationBootstrap, BeforeApplicatio
     if (channels.discord.enabled)
       build('discord', () => new (require('./discord/discord.channel') as typeof DiscordAdapter).DiscordChannel(channels.discord));
     /* eslint-enable @typescript-eslint/no-require-imports */
-    if (this.adapters.size === 0) return;
-    await this.pipeline.recover(this.list());
-    for (const adapter of this.adapters.values()) {
-      try {
-        await adapter.start(
-          (m) => traceInbound(adapter.id, () => this.pipeline.accept(adapter, m)),
-          await this.inbound.lastSeen(adapter.id),
-        );
-      } catch (e) {
-        // One platform being unreachable must not keep the gateway (or the other channels) down.
-        this.logger.error(`${adapter.id} did not start: ${(e as Error).message}`);
-      }
-    }
+    await this.ownership.start(this.list());
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    await Promise.allSettled(this.list().map((a) => a.stop()));
+    await this.ownership.stop();
     await this.pipeline.stop();
   }
 }

@@ -56,10 +56,14 @@ export class InboundPipeline {
     this.enqueue(adapter, id, m, routed, false);
   }
 
-  /** Queued and unanswered messages from before a stop or crash, in their original order. */
+  /**
+   * Queued and unanswered messages a stopped, crashed or cut-off replica (this process's previous
+   * run included) left, in their original order; claimed for this replica, so a message another
+   * live replica is answering is never run twice.
+   */
   async recover(adapters: ChannelAdapter[]): Promise<number> {
     const byId = new Map(adapters.map((a) => [a.id, a]));
-    const rows = await this.inbound.unanswered([...byId.keys()]);
+    const rows = await this.inbound.claimUnanswered([...byId.keys()]);
     for (const row of rows)
       this.enqueue(
         byId.get(row.message.channel)!,
@@ -68,7 +72,7 @@ export class InboundPipeline {
         { ...this.router.route(row.message), sessionKey: row.sessionKey },
         true,
       );
-    if (rows.length) this.logger.log(`answering ${rows.length} message(s) received before the last stop`);
+    if (rows.length) this.logger.log(`answering ${rows.length} message(s) a stopped replica left unanswered`);
     return rows.length;
   }
 

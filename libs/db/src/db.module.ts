@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestclaw/config';
+import { Leases } from './cluster/lease.service';
 import { ReplicaRegistry } from './cluster/replica.registry';
 import { DatabaseNotifications } from './database-notifications';
 import { DatabaseOptions, DatabaseService } from './database.service';
@@ -12,7 +13,7 @@ export const DATABASE_OPTIONS = Symbol('DATABASE_OPTIONS');
 class DbOptionsModule {}
 
 /**
- * DatabaseService, DatabaseNotifications and ReplicaRegistry, one each per process: every module that uses them
+ * DatabaseService, DatabaseNotifications, ReplicaRegistry and Leases, one each per process: every module that uses them
  * imports DbModule (Nest keeps one instance of a static module's providers).
  */
 @Module({
@@ -29,8 +30,13 @@ class DbOptionsModule {}
       useFactory: (db: DatabaseService, options?: DatabaseOptions) => new ReplicaRegistry(db, options?.replica ?? false),
       inject: [DatabaseService, { token: DATABASE_OPTIONS, optional: true }],
     },
+    {
+      provide: Leases,
+      useFactory: (db: DatabaseService, replicas: ReplicaRegistry) => new Leases(db, replicas),
+      inject: [DatabaseService, ReplicaRegistry],
+    },
   ],
-  exports: [DatabaseService, DatabaseNotifications, ReplicaRegistry],
+  exports: [DatabaseService, DatabaseNotifications, ReplicaRegistry, Leases],
 })
 export class DbModule {
   /** For the composition root: the gateway migrates while connecting; `nestclaw doctor` does not. */

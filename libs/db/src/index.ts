@@ -7,6 +7,7 @@ export { DatabaseNotifications } from './database-notifications';
 export type { WakeUp, WakeHandler, EventTopic, EventPayload, EventHandler } from './database-notifications';
 export { ReplicaRegistry, REPLICA_BEAT_MS, REPLICA_TTL_MS, SELF_FENCE_MS } from './cluster/replica.registry';
 export type { ReplicaRow } from './cluster/replica.repository';
+export * from './cluster/lease.service';
 export { runMigrations, listMigrations } from './migrations/migration.runner';
 export type { MigrationReport } from './migrations/migration.runner';
 export { startEmbeddedPostgres } from './embedded/embedded-database';

@@ -8,6 +8,7 @@ import { DatabaseService } from '@nestclaw/db';
 import { ModelStatus, ProviderStatusService } from '@nestclaw/provider';
 import { MemoryStatusService } from '@nestclaw/memory';
 import { ExecutorSelector } from '@nestclaw/tool';
+import { ClusterCheck } from './cluster.check';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -33,12 +34,14 @@ export class DoctorService {
     private readonly providers: ProviderStatusService,
     private readonly sandbox: ExecutorSelector,
     private readonly moduleRef: ModuleRef,
+    private readonly cluster: ClusterCheck,
   ) {}
 
   async run(): Promise<DoctorReport> {
     const checks: DoctorCheck[] = [
       this.checkConfig(),
       ...(await this.checkDatabase()),
+      ...(await this.cluster.run()),
       ...(await this.checkProviders()),
       this.checkTokenFile(),
       await this.checkSandbox(),

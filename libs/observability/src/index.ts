@@ -25,8 +25,9 @@ export {
   recordDelivery,
   recordPlatformRateLimited,
   setInboundPending,
+  recordLeaseChange,
 } from './recorders/channel.recorder';
-export type { InboundOutcome } from './recorders/channel.recorder';
+export type { InboundOutcome, LeaseChange } from './recorders/channel.recorder';
 export { observePool, observeMigrations, recordRetentionDeleted } from './recorders/runtime.recorder';
 export { recordMemoryRecall, recordEmbeddingCall, recordEmbeddingCacheHits, observeMemoryIndex } from './recorders/memory.recorder';
 export type { MemoryRecallMode, EmbeddingPurpose } from './recorders/memory.recorder';

@@ -53,6 +53,9 @@ export const METRIC = {
   channelRateLimited: 'nestclaw_channel_platform_rate_limited_total',
   channelInboundPending: 'nestclaw_channel_inbound_pending',
 
+  // Cluster (issue 24): leases taken and lost by this replica
+  leaseChanges: 'nestclaw_lease_changes_total',
+
   // Runtime and database
   dbPoolClients: 'nestclaw_db_pool_clients',
   dbPoolWaiting: 'nestclaw_db_pool_waiting_requests',
@@ -104,6 +107,10 @@ export const LABEL = {
   mode: 'mode',
   /** What an embedding was for: query (recall) or index (the worker, a rebuild). */
   purpose: 'purpose',
+  /** A lease's name (`channel:telegram`). */
+  lease: 'lease',
+  /** What happened to a lease here: acquired, lost (taken, fenced or released). */
+  change: 'change',
 } as const;
 
 export const SPAN = {

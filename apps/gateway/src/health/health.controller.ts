@@ -1,5 +1,6 @@
 import { Controller, Get, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
+import { ChannelRegistry } from '@nestclaw/channel';
 import { DatabaseService } from '@nestclaw/db';
 import { DoctorService } from '@nestclaw/doctor';
 import { Public } from '../auth/public.decorator';
@@ -10,6 +11,7 @@ export class HealthController {
   constructor(
     private readonly db: DatabaseService,
     private readonly doctor: DoctorService,
+    private readonly channels: ChannelRegistry,
   ) {}
 
   /** 200 when the database answers, 503 otherwise; JSON either way. No token needed. */
@@ -29,20 +31,25 @@ export class HealthController {
   }
 
   /**
-   * Readiness: 200 only when the database answers and every migration this version ships is
-   * applied. While this process migrates at start-up it does not listen yet; while another
-   * instance still holds the migration lock, this one reports 503.
+   * Readiness: 200 only when the database answers, every migration this version ships is
+   * applied, and each channel this replica owns (holds its lease) is connected. While this process
+   * migrates at start-up it does not listen yet; while another instance still holds the migration
+   * lock, this one reports 503. A replica that owns no channel is ready without one: another
+   * replica receives for it.
    */
   @Public()
   @Get('health/ready')
   async ready(@Res() reply: FastifyReply): Promise<void> {
     const db = await this.db.ping();
     const pending = db.ok ? await this.db.pendingMigrations().catch(() => ['unknown']) : [];
-    const ok = db.ok && pending.length === 0;
+    const owned = this.channels.channelStates().filter((c) => c.owner);
+    const connecting = owned.filter((c) => !c.connected).map((c) => c.channel);
+    const ok = db.ok && pending.length === 0 && connecting.length === 0;
     await reply.status(ok ? 200 : 503).send({
       status: ok ? 'ready' : 'not_ready',
       database: db.ok ? 'up' : 'down',
       pendingMigrations: pending.length,
+      channels: Object.fromEntries(owned.map((c) => [c.channel, c.connected ? 'connected' : 'connecting'])),
     });
   }
 

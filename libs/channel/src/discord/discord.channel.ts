@@ -10,21 +10,23 @@ import {
   GatewayIntentBits,
   Message,
   Partials,
-  type SendableChannels,
+  Routes,
+  type APIMessage,
 } from 'discord.js';
 import type { ChannelConfig } from '@nestclaw/config';
 import { ChannelAdapter, ChannelCapabilities, InboundMessage, InboundSink, LastSeen, MediaRef, OutboundMessage } from '../channel.port';
 
 /** Interactions must be answered within 3 s; older ones are dropped from the map. */
 const INTERACTION_TTL_MS = 15 * 60_000;
-/** How long a send waits for the login before trying anyway (and failing with discord.js's error). */
-const READY_WAIT_MS = 30_000;
 
 /**
  * Discord through discord.js (gateway connection, no public endpoint). The gateway has no
  * acknowledgement to hold back, so durability here means: each message is stored before the next
  * one from the gateway is handled (a chain keeps arrival order), and replies are only recorded once
  * Discord returned their message id. discord.js's REST client honours 429 `retry_after` itself.
+ *
+ * Sending goes through REST alone, never the gateway connection: only the replica owning the channel
+ * connects (issue 24), and every replica must be able to deliver the replies of the turns it runs.
  */
 export class DiscordChannel implements ChannelAdapter {
   readonly id = 'discord';
@@ -40,13 +42,10 @@ export class DiscordChannel implements ChannelAdapter {
   private readonly client: Client;
   private readonly interactions = new Map<string, { interaction: ButtonInteraction; at: number }>();
   private chain: Promise<void> = Promise.resolve();
-  /** Resolves once logged in: replies to messages recovered at start-up wait for it (REST needs the token). */
-  private readonly ready: Promise<void>;
-  private markReady!: () => void;
+  private ready = false;
 
   constructor(private readonly config: ChannelConfig) {
     if (!config.token) throw new Error('channels.discord.token is not set');
-    this.ready = new Promise((resolve) => (this.markReady = resolve));
     const root = config.api_root?.replace(/\/$/, '');
     this.client = new Client({
       intents: [
@@ -58,9 +57,17 @@ export class DiscordChannel implements ChannelAdapter {
       partials: [Partials.Channel, Partials.Message],
       rest: root ? { api: root.endsWith('/api') ? root : `${root}/api` } : {},
     });
+    this.client.rest.setToken(config.token);
   }
 
+  get connected(): boolean {
+    return this.ready;
+  }
+
+  /** Opens the gateway connection (again after `stop`: the lease may come back to this replica). */
   async start(sink: InboundSink, lastSeen: LastSeen = new Map()): Promise<void> {
+    this.client.removeAllListeners(Events.MessageCreate);
+    this.client.removeAllListeners(Events.InteractionCreate);
     const handle = (m: InboundMessage | undefined) => {
       if (!m) return;
       this.chain = this.chain
@@ -89,7 +96,7 @@ export class DiscordChannel implements ChannelAdapter {
     const ready = new Promise<void>((resolve) => this.client.once(Events.ClientReady, () => resolve()));
     await this.client.login(this.config.token);
     await ready;
-    this.markReady();
+    this.ready = true;
     this.logger.log(`connected as ${this.client.user?.username ?? '?'}`);
     await this.catchUp(lastSeen, handle);
   }
@@ -117,7 +124,10 @@ export class DiscordChannel implements ChannelAdapter {
   }
 
   async stop(): Promise<void> {
+    this.ready = false;
     await this.client.destroy();
+    // destroy() forgets the token; sending (REST) goes on without the gateway connection.
+    this.client.rest.setToken(this.config.token!);
     await this.chain;
   }
 
@@ -160,47 +170,40 @@ export class DiscordChannel implements ChannelAdapter {
     };
   }
 
-  private async channel(chatId: string): Promise<SendableChannels> {
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.ready, new Promise((r) => (timer = setTimeout(r, READY_WAIT_MS)))]);
-    clearTimeout(timer);
-    const ch = await this.client.channels.fetch(chatId);
-    if (!ch || !ch.isSendable()) throw new Error(`Discord channel ${chatId} cannot receive messages`);
-    return ch;
-  }
-
   async send(out: OutboundMessage): Promise<{ platformMessageId: string }> {
-    const ch = await this.channel(out.chatId);
     const components = out.buttons?.map((row) =>
-      new ActionRowBuilder<ButtonBuilder>().addComponents(
-        row.map((b, i) =>
-          new ButtonBuilder()
-            .setCustomId(b.data)
-            .setLabel(b.text)
-            .setStyle(i === 0 ? ButtonStyle.Success : ButtonStyle.Danger),
-        ),
-      ),
+      new ActionRowBuilder<ButtonBuilder>()
+        .addComponents(
+          row.map((b, i) =>
+            new ButtonBuilder()
+              .setCustomId(b.data)
+              .setLabel(b.text)
+              .setStyle(i === 0 ? ButtonStyle.Success : ButtonStyle.Danger),
+          ),
+        )
+        .toJSON(),
     );
     // The nonce makes a repeated send (a retry after a crash) return the message already created.
     const nonce = out.nonce ? `nc${out.nonce}`.slice(0, 25) : undefined;
-    const sent = await ch.send({
-      content: out.text,
-      components,
-      allowedMentions: { parse: [] },
-      ...(nonce ? { nonce, enforceNonce: true } : {}),
-    });
+    const sent = (await this.client.rest.post(Routes.channelMessages(out.chatId), {
+      body: {
+        content: out.text,
+        ...(components ? { components } : {}),
+        allowed_mentions: { parse: [] },
+        ...(nonce ? { nonce, enforce_nonce: true } : {}),
+      },
+    })) as APIMessage;
     return { platformMessageId: sent.id };
   }
 
   async edit(chatId: string, platformMessageId: string, text: string): Promise<void> {
-    const ch = await this.channel(chatId);
-    if (!('messages' in ch)) return;
-    await ch.messages.edit(platformMessageId, { content: text, components: [], allowedMentions: { parse: [] } });
+    await this.client.rest.patch(Routes.channelMessage(chatId, platformMessageId), {
+      body: { content: text, components: [], allowed_mentions: { parse: [] } },
+    });
   }
 
   async typing(chatId: string): Promise<void> {
-    const ch = await this.channel(chatId);
-    await ch.sendTyping();
+    await this.client.rest.post(Routes.channelTyping(chatId));
   }
 
   async answerCallback(callbackId: string, text?: string): Promise<void> {

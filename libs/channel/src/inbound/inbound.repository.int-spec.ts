@@ -1,3 +1,4 @@
+import { ReplicaRegistry } from '@nestclaw/db';
 import { IntDatabase, openIntDatabase, uniqueId } from '@nestclaw/testing';
 import type { InboundMessage } from '../channel.port';
 import { InboundRepository } from './inbound.repository';
@@ -5,11 +6,24 @@ import { InboundRepository } from './inbound.repository';
 describe('InboundRepository (real database)', () => {
   let int: IntDatabase;
   let repo: InboundRepository;
+  /** A second replica on the same database, alive while the test runs. */
+  let replica: ReplicaRegistry;
+  let other: ReplicaRegistry;
+  let otherRepo: InboundRepository;
   beforeAll(async () => {
     int = await openIntDatabase();
-    repo = new InboundRepository(int.db);
+    replica = new ReplicaRegistry(int.db, true);
+    other = new ReplicaRegistry(int.db, true);
+    await replica.onApplicationBootstrap();
+    await other.onApplicationBootstrap();
+    repo = new InboundRepository(int.db, replica);
+    otherRepo = new InboundRepository(int.db, other);
   });
-  afterAll(() => int?.close());
+  afterAll(async () => {
+    await replica?.beforeApplicationShutdown();
+    await other?.beforeApplicationShutdown();
+    await int?.close();
+  });
 
   /** Each test uses a channel name of its own, so its rows are the only ones it can see. */
   const message = (channel: string, platformMessageId: string, extra: Partial<InboundMessage> = {}): InboundMessage => ({
@@ -38,13 +52,15 @@ describe('InboundRepository (real database)', () => {
     expect(await repo.record(message(`${id}-b`, '7'), 'key', 'received')).not.toBeNull();
   });
 
-  it('lists received but unanswered messages oldest first, with their payload and session key', async () => {
+  it('claims unanswered messages of a dead replica oldest first, with their payload and session key, once', async () => {
     const channel = uniqueId('tg');
-    const first = await repo.record(message(channel, '1'), 'k1', 'received');
-    const answered = await repo.record(message(channel, '2'), 'k2', 'received');
-    await repo.record(message(channel, '3', { text: '中文也要保存' }), 'k3', 'received');
-    await repo.finish(answered!, 'answered');
-    const open = await repo.unanswered([channel]);
+    const first = await otherRepo.record(message(channel, '1'), 'k1', 'received');
+    const answered = await otherRepo.record(message(channel, '2'), 'k2', 'received');
+    await otherRepo.record(message(channel, '3', { text: '中文也要保存' }), 'k3', 'received');
+    await otherRepo.finish(answered!, 'answered');
+    await int.db.query(`UPDATE replicas SET last_seen = now() - interval '7 seconds' WHERE id = $1`, [other.id]);
+    const open = await repo.claimUnanswered([channel]);
+    expect(await repo.claimUnanswered([channel])).toEqual([]);
     expect(open.map((o) => [o.sessionKey, o.message.platformMessageId, o.message.text])).toEqual([
       ['k1', '1', 'text of 1'],
       ['k3', '3', '中文也要保存'],
@@ -52,10 +68,17 @@ describe('InboundRepository (real database)', () => {
     expect(open[0].id).toBe(first);
   });
 
-  it('does not list messages recorded as refused', async () => {
+  it('never claims a message a live replica is answering', async () => {
+    const channel = uniqueId('tg');
+    await repo.record(message(channel, '1'), 'k', 'received');
+    expect(await otherRepo.claimUnanswered([channel])).toEqual([]);
+  });
+
+  it('does not claim messages recorded as refused', async () => {
     const channel = uniqueId('tg');
     await repo.record(message(channel, '1'), 'k', 'refused');
-    expect(await repo.unanswered([channel])).toEqual([]);
+    await int.db.query(`UPDATE inbound_messages SET replica_id = 'gone' WHERE channel = $1`, [channel]);
+    expect(await repo.claimUnanswered([channel])).toEqual([]);
   });
 
   it('remembers the newest message per chat and ignores button presses', async () => {

@@ -26,6 +26,9 @@ const sleep = (ms: number, signal: AbortSignal) =>
     );
   });
 
+/** Another getUpdates for this bot is open (another poller, or our previous owner's last poll during a handover). */
+const isConflict = (e: unknown) => e instanceof TelegramError && e.code === 409;
+
 const isParseError = (e: unknown) => e instanceof TelegramError && e.code === 400 && /parse|entit/i.test(e.description);
 
 /**
@@ -50,21 +53,29 @@ export class TelegramChannel implements ChannelAdapter {
   private loop?: Promise<void>;
   private offset = 0;
   private me?: { id: number; username?: string };
+  /** getMe answered in this polling period (readiness). */
+  private polling = false;
 
   constructor(private readonly config: ChannelConfig) {
     if (!config.token) throw new Error('channels.telegram.token is not set');
     this.telegram = new Telegram(config.token, config.api_root ? { apiRoot: config.api_root } : {});
   }
 
-  /** Returns once polling runs; if Telegram is unreachable at boot, keeps trying in the background. */
+  get connected(): boolean {
+    return this.polling && !!this.abort && !this.abort.signal.aborted;
+  }
+
+  /** Returns once polling runs; if Telegram is unreachable at boot, keeps trying in the background. Can start again after `stop`. */
   async start(sink: InboundSink): Promise<void> {
     this.abort = new AbortController();
+    this.polling = false;
     const signal = this.abort.signal;
     const connect = async (): Promise<void> => {
       for (let attempt = 1; !signal.aborted; attempt++) {
         try {
           const me = await this.telegram.getMe();
           this.me = { id: me.id, username: me.username };
+          this.polling = true;
           this.logger.log(`polling as @${me.username ?? me.id}`);
           return;
         } catch (e) {
@@ -84,11 +95,13 @@ export class TelegramChannel implements ChannelAdapter {
 
   async stop(): Promise<void> {
     this.abort?.abort();
+    this.polling = false;
     await this.loop;
   }
 
   private async poll(sink: InboundSink, signal: AbortSignal): Promise<void> {
     let failures = 0;
+    let conflicts = 0;
     while (!signal.aborted) {
       try {
         const updates = (await this.telegram.callApi(
@@ -104,8 +117,16 @@ export class TelegramChannel implements ChannelAdapter {
           this.offset = update.update_id + 1;
         }
         failures = 0;
+        conflicts = 0;
       } catch (e) {
         if (signal.aborted) break;
+        if (isConflict(e)) {
+          // A handover's brief overlap (the inbound dedupe absorbs any update seen twice): said once, then quiet.
+          if (conflicts++ === 0) this.logger.log('another getUpdates is open for this bot (409 Conflict); retrying quietly');
+          else this.logger.debug(`getUpdates: 409 Conflict (${conflicts} in a row)`);
+          await sleep(Math.min(5000, 500 * conflicts), signal);
+          continue;
+        }
         failures++;
         const wait =
           e instanceof TelegramError && e.code === 429 ? (e.parameters?.retry_after ?? 1) * 1000 : Math.min(30_000, 250 * 2 ** failures);

@@ -227,6 +227,12 @@ export class NestclawMetrics {
     labelNames: [L.channel],
     registers: this.r,
   });
+  readonly leaseChanges = new Counter({
+    name: M.leaseChanges,
+    help: 'Leases this replica acquired or lost (taken by another, self-fenced, released)',
+    labelNames: [L.lease, L.change],
+    registers: this.r,
+  });
 
   readonly poolClients = new Gauge({
     name: M.dbPoolClients,

@@ -47,3 +47,10 @@ export function startChannelSeries(channel: string): void {
 export function setInboundPending(channel: string, n: number): void {
   telemetry.metrics?.inboundPending.labels(label(channel)).set(n);
 }
+
+export type LeaseChange = 'acquired' | 'taken' | 'fenced' | 'released';
+
+/** This replica acquired or lost a lease (issue 24: one owner per channel connection). */
+export function recordLeaseChange(lease: string, change: LeaseChange): void {
+  telemetry.metrics?.leaseChanges.labels(lease, change).inc();
+}
