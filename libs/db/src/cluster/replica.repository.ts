@@ -28,6 +28,11 @@ export class ReplicaRepository {
     );
   }
 
+  /** Other processes' rows (for the embedded database, whose earlier runs are the only others). */
+  async forgetOtherProcesses(pid: number): Promise<void> {
+    await this.db.query(`DELETE FROM replicas WHERE pid <> $1`, [pid]);
+  }
+
   /** A clean stop: the row goes at once, so what this replica held is free now, not in 6 s. */
   async leave(id: string): Promise<void> {
     await this.db.query(`DELETE FROM replicas WHERE id = $1`, [id]);
