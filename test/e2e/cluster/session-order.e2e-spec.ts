@@ -24,7 +24,9 @@ type Row = { turn_id: string; role: string; content: string; status: string; cre
 const server = realPostgresAvailable();
 if (!server) {
   if (inCi()) throw new Error('session-order.e2e-spec needs a PostgreSQL server (NESTCLAW_TEST_PG_ADMIN_URL) in CI');
-  process.stdout.write('[skipped] cluster/session-order: several gateways need a PostgreSQL server (the embedded database is single-process)\n');
+  process.stdout.write(
+    '[skipped] cluster/session-order: several gateways need a PostgreSQL server (the embedded database is single-process)\n',
+  );
 }
 
 (server ? describe : describe.skip)('one turn at a time per session across gateway replicas', () => {
@@ -53,8 +55,11 @@ if (!server) {
   };
 
   const rows = async (sessionId: string) =>
-    (await sql.query<Row>(`SELECT turn_id, role, content, status, created_at FROM messages WHERE session_id = $1 ORDER BY seq`, [sessionId]))
-      .rows;
+    (
+      await sql.query<Row>(`SELECT turn_id, role, content, status, created_at FROM messages WHERE session_id = $1 ORDER BY seq`, [
+        sessionId,
+      ])
+    ).rows;
 
   /** A turn's span as stored: its user row (written by the opening statement) to its last row (the closing one). */
   function span(all: Row[], userContent: string) {
@@ -100,7 +105,9 @@ if (!server) {
     const all = await rows(sessionId);
     const s1 = span(all, 'message one');
     const s2 = span(all, 'message two');
-    process.stdout.write(`[session order] one ${s1.from}→${s1.to}, two ${s2.from}→${s2.to} (opened ${s2.from - s1.to} ms after one closed)\n`);
+    process.stdout.write(
+      `[session order] one ${s1.from}→${s1.to}, two ${s2.from}→${s2.to} (opened ${s2.from - s1.to} ms after one closed)\n`,
+    );
     expect(s2.from).toBeGreaterThanOrEqual(s1.to);
     expect([s1.status, s2.status]).toEqual(['ok', 'ok']);
     const calls = await sql.query<{ turn_id: string; created_at: Date }>(

@@ -96,7 +96,13 @@ export class CloseStage {
   }
 
   /** The closing statement, which also releases the session's hold (no round trip of its own on the usual path). */
-  private async store(turn: ActiveTurn, status: 'ok' | 'interrupted' | 'error', reply: string, messages: NewMessage[], calls: LlmCallRecord[]) {
+  private async store(
+    turn: ActiveTurn,
+    status: 'ok' | 'interrupted' | 'error',
+    reply: string,
+    messages: NewMessage[],
+    calls: LlmCallRecord[],
+  ) {
     const { sessionId, turnId, channel, endpointId } = turn;
     await this.sessions.recordProgress({ sessionId, turnId, messages, calls, close: { status, reply, channel, endpointId } });
     this.hold.closed(sessionId, turnId);

@@ -85,7 +85,13 @@ describe('SessionHold: one turn per session across replicas (real database, two 
 
   /** Whether a promise has settled by now (checked once the database shows the state that proves it should not have). */
   const settled = async (p: Promise<unknown>) =>
-    Promise.race([p.then(() => true, () => true), new Promise<boolean>((r) => setImmediate(() => r(false)))]);
+    Promise.race([
+      p.then(
+        () => true,
+        () => true,
+      ),
+      new Promise<boolean>((r) => setImmediate(() => r(false))),
+    ]);
 
   it('takes the hold in the opening statement and releases it in the closing one', async () => {
     const s = uniqueId('s');
@@ -142,11 +148,21 @@ describe('SessionHold: one turn per session across replicas (real database, two 
   it('takes over the hold of a dead replica at once, marking its unfinished turn interrupted', async () => {
     const s = uniqueId('s');
     const dead = `dead-${uniqueId('r')}`;
-    await int.db.query(`INSERT INTO replicas (id, host, pid, version, last_seen) VALUES ($1, 'elsewhere', 1, 't', now() - interval '7 seconds')`, [
-      dead,
-    ]);
+    await int.db.query(
+      `INSERT INTO replicas (id, host, pid, version, last_seen) VALUES ($1, 'elsewhere', 1, 't', now() - interval '7 seconds')`,
+      [dead],
+    );
     const cut = randomUUID();
-    await a.turns.openTurn({ sessionId: s, turnId: cut, agentId: 'main', content: 'cut short', channel: 'http', create: true, historyLimit: 50, replica: dead });
+    await a.turns.openTurn({
+      sessionId: s,
+      turnId: cut,
+      agentId: 'main',
+      content: 'cut short',
+      channel: 'http',
+      create: true,
+      historyLimit: 50,
+      replica: dead,
+    });
     await a.turns.openCall(s, cut, { provider: 'p', model: 'm', attempt: 1, isFallback: false }).then((c) => c.commit());
     expect((await holdOf(s)).turn_replica).toBe(dead);
 
@@ -165,11 +181,21 @@ describe('SessionHold: one turn per session across replicas (real database, two 
     const live = open(a, running, 'running on A');
     await live.opened;
     const dead = `dead-${uniqueId('r')}`;
-    await int.db.query(`INSERT INTO replicas (id, host, pid, version, last_seen) VALUES ($1, 'elsewhere', 1, 't', now() - interval '7 seconds')`, [
-      dead,
-    ]);
+    await int.db.query(
+      `INSERT INTO replicas (id, host, pid, version, last_seen) VALUES ($1, 'elsewhere', 1, 't', now() - interval '7 seconds')`,
+      [dead],
+    );
     const leftTurn = randomUUID();
-    await a.turns.openTurn({ sessionId: left, turnId: leftTurn, agentId: 'main', content: 'left', channel: 'http', create: true, historyLimit: 50, replica: dead });
+    await a.turns.openTurn({
+      sessionId: left,
+      turnId: leftTurn,
+      agentId: 'main',
+      content: 'left',
+      channel: 'http',
+      create: true,
+      historyLimit: 50,
+      replica: dead,
+    });
     const call = await a.turns.openCall(running, live.turnId, { provider: 'p', model: 'm', attempt: 1, isFallback: false });
     await call.commit();
 

@@ -60,7 +60,7 @@ export class SessionHold {
       wake?.();
     });
     try {
-      for (let busy = first; ; ) {
+      for (let busy = first; ;) {
         if (signal?.aborted) throw new NestclawError('cancelled', 'The request was cancelled while its session was busy with another turn');
         if (Date.now() - since >= boundMs) throw busyTooLong(sessionId, busy.busyWith, boundMs);
         if (!woken)
