@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { configSchema } from '@nestclaw/config';
 import { DatabaseNotifications, ReplicaRegistry } from '@nestclaw/db';
 import { IntDatabase, openIntDatabase, uniqueId } from '@nestclaw/testing';
@@ -163,7 +164,7 @@ describe('SessionHold: one turn per session across replicas (real database, two 
       historyLimit: 50,
       replica: dead,
     });
-    await a.turns.openCall(s, cut, { provider: 'p', model: 'm', attempt: 1, isFallback: false }).then((c) => c.commit());
+    await a.turns.openCall(s, cut, { modelName: 'm', provider: 'p', model: 'm', attempt: 1, isFallback: false }).then((c) => c.commit());
     expect((await holdOf(s)).turn_replica).toBe(dead);
 
     const next = open(b, s, 'next');
@@ -196,7 +197,7 @@ describe('SessionHold: one turn per session across replicas (real database, two 
       historyLimit: 50,
       replica: dead,
     });
-    const call = await a.turns.openCall(running, live.turnId, { provider: 'p', model: 'm', attempt: 1, isFallback: false });
+    const call = await a.turns.openCall(running, live.turnId, { modelName: 'm', provider: 'p', model: 'm', attempt: 1, isFallback: false });
     await call.commit();
 
     // B starts: what it finds open is interrupted, unless a live replica is running it.
@@ -213,6 +214,17 @@ describe('SessionHold: one turn per session across replicas (real database, two 
     expect(await status(live.turnId)).toBe('interrupted');
     expect((await holdOf(running)).turn_replica).toBeNull();
     a.hold.closed(running, live.turnId);
+  });
+
+  it('proves dead at start-up a replica of this host whose process is gone and that stopped beating, not one that beats', async () => {
+    const gone = `gone-${uniqueId('r')}`;
+    // Not stale yet (seen just now), but no such process: a gateway killed a moment before this one started.
+    await int.db.query(`INSERT INTO replicas (id, host, pid, version) VALUES ($1, $2, 999999999, 't')`, [gone, hostname()]);
+    // B shares this process's pid (as containers sharing a hostname may): it is a candidate too, but it beats.
+    const dead = await a.hold.provenDead();
+    expect(dead).toContain(gone);
+    expect(dead).not.toContain(b.id);
+    await int.db.query(`DELETE FROM replicas WHERE id = $1`, [gone]);
   });
 
   it('releases a hold the turn took when the lane moves on without a closing statement (an error, a pause)', async () => {

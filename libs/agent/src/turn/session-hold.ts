@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { NestclawError } from '@nestclaw/common';
 import { ConfigService } from '@nestclaw/config';
-import { DatabaseNotifications, ReplicaRegistry } from '@nestclaw/db';
+import { DatabaseNotifications, REPLICA_BEAT_MS, ReplicaRegistry } from '@nestclaw/db';
 import { hostname } from 'node:os';
 import { TurnRepository, type SessionBusy } from '../session/turn.repository';
 
@@ -126,16 +126,19 @@ export class SessionHold {
 
   /**
    * Replicas certainly gone although their rows are not stale yet, so start-up recovery need not wait 6 s
-   * for them (a gateway restarted at once, kill -9 then start): a process of this host that no longer
-   * exists, or one with this very pid (a restarted container's pid 1) last seen before this one started.
+   * for them (a gateway restarted at once after a kill): a replica of this host whose process no longer
+   * exists, or that had this very pid (a restarted container's pid 1), and that stopped beating. The second
+   * condition costs a beat's wait, only when there is such a candidate: containers sharing a hostname but
+   * not a pid namespace (host networking) see each other's processes as gone, yet keep beating.
    */
   async provenDead(): Promise<string[]> {
-    const rows = await this.replicas.list();
-    const mine = rows.find((r) => r.id === this.replica);
-    return rows
-      .filter((r) => r.id !== this.replica && r.host === hostname())
-      .filter((r) => (r.pid === process.pid ? !!mine && r.lastSeen < mine.startedAt : !processExists(r.pid)))
-      .map((r) => r.id);
+    const candidates = (await this.replicas.list()).filter(
+      (r) => r.alive && r.id !== this.replica && r.host === hostname() && (r.pid === process.pid || !processExists(r.pid)),
+    );
+    if (!candidates.length) return [];
+    await new Promise((r) => setTimeout(r, REPLICA_BEAT_MS + 500));
+    const now = new Map((await this.replicas.list()).map((r) => [r.id, r.lastSeen.getTime()]));
+    return candidates.filter((c) => (now.get(c.id) ?? 0) <= c.lastSeen.getTime()).map((c) => c.id);
   }
 
   private taken<T>(sessionId: string, turnId: string, r: T): T {
