@@ -53,8 +53,9 @@ export class OpenStage {
     if (signal?.aborted) throw new NestclawError('cancelled', 'The request was cancelled before it started');
     if (input.inboundKey && input.recovered) {
       let linked = await this.sessions.findByInbound(input.inboundKey);
-      if (linked && !(linked.status === 'ok' && linked.reply !== null)) {
-        // Unfinished: maybe still running on another replica. Once it holds the session, this replica reads it again.
+      // Unfinished: maybe still running on another replica. Once it holds the session, this replica reads it again.
+      // (Only in its own session's lane, which releases the hold: routing that changed since maps it elsewhere.)
+      if (linked && !(linked.status === 'ok' && linked.reply !== null) && linked.sessionId === input.sessionId) {
         await this.hold.takeFor(linked.sessionId, linked.turnId, signal);
         linked = (await this.sessions.findByInbound(input.inboundKey)) ?? linked;
       }
