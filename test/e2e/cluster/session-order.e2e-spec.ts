@@ -125,6 +125,9 @@ if (!server) {
       'the slow first answer',
       'message two',
     ]);
+    // B counted the wait (issue 24 item 9: metrics for cross-replica waits).
+    const metrics = await (await b.api('/metrics')).text();
+    expect(metrics).toMatch(/^nestclaw_session_cross_replica_wait_seconds_count\{outcome="taken"\} [1-9]/m);
   });
 
   it('runs the next turn of a session through B once A died mid-turn, and a starting replica leaves B’s running turn alone', async () => {

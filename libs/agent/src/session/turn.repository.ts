@@ -18,7 +18,7 @@ export interface SessionBusy {
 }
 
 /**
- * The session's hold (one turn per session across replicas; docs/adr/0016-scale-out-session-turns.md), as one
+ * The session's hold (one turn per session across replicas; docs/adr/0016-scale-out.md, "One turn per session"), as one
  * multi-column SET: its sub-SELECT sees the row's newest version once, whoever committed last. Free for `me` when
  * held by this replica (its lane orders its own turns), or not held or held by a dead replica, with no other
  * replica's waiter next in line (a place in line lapses 2 s after its waiter last asked). Taking clears the place

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { NestclawError } from '@nestclaw/common';
 import { ConfigService } from '@nestclaw/config';
 import { DatabaseNotifications, REPLICA_BEAT_MS, ReplicaRegistry } from '@nestclaw/db';
+import { recordCrossReplicaWait } from '@nestclaw/observability';
 import { hostname } from 'node:os';
 import { TurnRepository, type SessionBusy } from '../session/turn.repository';
 
@@ -61,8 +62,14 @@ export class SessionHold {
     });
     try {
       for (let busy = first; ;) {
-        if (signal?.aborted) throw new NestclawError('cancelled', 'The request was cancelled while its session was busy with another turn');
-        if (Date.now() - since >= boundMs) throw busyTooLong(sessionId, busy.busyWith, boundMs);
+        if (signal?.aborted) {
+          recordCrossReplicaWait((Date.now() - since) / 1000, 'cancelled');
+          throw new NestclawError('cancelled', 'The request was cancelled while its session was busy with another turn');
+        }
+        if (Date.now() - since >= boundMs) {
+          recordCrossReplicaWait((Date.now() - since) / 1000, 'conflict');
+          throw busyTooLong(sessionId, busy.busyWith, boundMs);
+        }
         if (!woken)
           await new Promise<void>((resolve) => {
             const done = () => {
@@ -79,6 +86,7 @@ export class SessionHold {
         const r = await attempt();
         if (!isBusy(r)) {
           this.logger.log(`session ${sessionId} is free again after ${Date.now() - since} ms`);
+          recordCrossReplicaWait((Date.now() - since) / 1000, 'taken');
           return this.taken(sessionId, turnId, r);
         }
         busy = r;
