@@ -7,7 +7,7 @@ import type { ConfigService } from '@nestclaw/config';
 import { startEmbeddedPostgres, EmbeddedPostgres } from './embedded/embedded-database';
 import { mapDatabaseError } from './database-error';
 import { SqlValue, withLiterals } from './sql-literal';
-import { MigrationReport, pendingMigrations, runMigrations } from './migrations/migration.runner';
+import { listMigrations, MigrationReport, pendingMigrations, runMigrations } from './migrations/migration.runner';
 import { PrismaClient } from './generated/prisma/client';
 import { handleConnectionLoss } from './connection-loss';
 import { GuardedPool } from './guarded.pool';
@@ -43,8 +43,8 @@ export class DatabaseService implements OnApplicationShutdown {
   private static readonly logger = new Logger('Database');
   /** Set when the app shuts down: connection errors from then on are the shutdown's own. */
   private stopping = false;
-  /** Every shipped migration was found applied (see pendingMigrations). */
-  private migrated = false;
+  /** The migrations this version ships, read once (see pendingMigrations). */
+  private shippedMigrations: string[] | undefined;
 
   private constructor(
     readonly pool: Pool,
@@ -264,15 +264,13 @@ export class DatabaseService implements OnApplicationShutdown {
   }
 
   /**
-   * Migrations this version ships that the database lacks. Once none are, that stays true for the
-   * process (the shipped files do not change and applied ones are never undone), so a readiness probe
-   * polled every few hundred ms by a load balancer stops re-reading and hashing every file.
+   * Migrations this version ships that the database lacks. The shipped names are read from disk once
+   * per process (they do not change while it runs), so a readiness probe, polled every few hundred ms
+   * by a load balancer, costs two small queries instead of reading and hashing every file.
    */
   async pendingMigrations(): Promise<string[]> {
-    if (this.migrated) return [];
-    const pending = await pendingMigrations(this.pool, migrationsDir());
-    this.migrated = pending.length === 0;
-    return pending;
+    this.shippedMigrations ??= listMigrations(migrationsDir()).map((f) => f.name);
+    return pendingMigrations(this.pool, migrationsDir(), this.shippedMigrations);
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -81,12 +81,11 @@ export async function runMigrations(pool: Pool, dir: string, progress: (line: st
   }
 }
 
-/** Names of migrations present on disk but not applied to the database. */
-export async function pendingMigrations(pool: Pool, dir: string): Promise<string[]> {
-  const files = listMigrations(dir);
+/** Names of the shipped migrations (`names`, default: the files in `dir`) not applied to the database. */
+export async function pendingMigrations(pool: Pool, dir: string, names = listMigrations(dir).map((f) => f.name)): Promise<string[]> {
   const exists = await pool.query<{ t: string | null }>(`SELECT to_regclass('_migrations')::text AS t`);
-  if (!exists.rows[0].t) return files.map((f) => f.name);
+  if (!exists.rows[0].t) return names;
   const { rows } = await pool.query<{ name: string }>('SELECT name FROM _migrations');
   const done = new Set(rows.map((r) => r.name));
-  return files.filter((f) => !done.has(f.name)).map((f) => f.name);
+  return names.filter((n) => !done.has(n));
 }
