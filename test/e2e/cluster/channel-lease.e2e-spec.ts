@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { telegramHtmlToText } from '@nestclaw/channel';
-import { startEmbeddedPostgres } from '@nestclaw/db';
 import { DiscordUser, FakeDiscordServer } from '../../fixtures/fake-discord.server';
 import { FakeOpenAiServer } from '../../fixtures/fake-openai.server';
 import { FakeTelegramServer, FakeUser } from '../../fixtures/fake-telegram.server';
 import { GatewayProcess, spawnGateway } from '../../support/gateway-process';
-import { createTestDatabase, TestDatabase } from '../../support/test-database';
+import { clusterDatabase } from '../../support/cluster-database';
+import type { TestDatabase } from '../../support/test-database';
 
 /**
  * Issue 24, item 1: one Telegram poller across replicas. Three gateway processes share one PostgreSQL
@@ -19,21 +19,6 @@ import { createTestDatabase, TestDatabase } from '../../support/test-database';
  * database-partition.e2e-spec.ts does (the embedded database a gateway opens by itself is one
  * process's).
  */
-/** One database for several gateways: a scratch database on the test server, or an embedded server of its own. */
-async function clusterDatabase(): Promise<TestDatabase & { url: string }> {
-  const db = await createTestDatabase();
-  if (db.url) return { url: db.url, drop: db.drop };
-  const home = mkdtempSync(join(tmpdir(), 'nestclaw-cluster-pg-'));
-  const server = await startEmbeddedPostgres(home, () => undefined, 'native');
-  return {
-    url: server.url,
-    drop: async () => {
-      await server.stop();
-      rmSync(home, { recursive: true, force: true });
-    },
-  };
-}
-
 const BOOT_MS = 90_000;
 const FAILOVER_MAX_MS = 10_000;
 const HANDOVER_MAX_MS = 3_000;

@@ -7,9 +7,9 @@ import { stringify } from 'yaml';
 import { FakeOpenAiServer } from '../../fixtures/fake-openai.server';
 import { eventually } from '../../support/eventually';
 import { GatewayProcess, spawnGateway } from '../../support/gateway-process';
-import { inCi } from '../../support/host-tools';
 import { parseSse } from '../../support/sse';
-import { createTestDatabase, realPostgresAvailable, TestDatabase } from '../../support/test-database';
+import { clusterDatabase } from '../../support/cluster-database';
+import type { TestDatabase } from '../../support/test-database';
 
 const TOKEN = 'cluster-token-0123456789';
 /** Issue 24: a cancel, a decision or a session event reaches the replica it concerns within a second. */
@@ -33,11 +33,7 @@ interface SessionEventFrame {
 
 const writeCall = (path: string) => `save it [tool:file_write ${JSON.stringify({ path, content: path })}]`;
 
-// Two replicas need a PostgreSQL server: the embedded database belongs to one process.
-const onServer = realPostgresAvailable() || inCi();
-if (!onServer) console.warn('[cross-replica] skipped: no PostgreSQL server (set one up, or run with CI=true to fail instead)');
-
-(onServer ? describe : describe.skip)('two replicas on one PostgreSQL: approvals, cancels and live events cross over', () => {
+describe('two replicas on one PostgreSQL: approvals, cancels and live events cross over', () => {
   let db: TestDatabase;
   let llm: FakeOpenAiServer;
   let pool: Pool;
@@ -56,8 +52,7 @@ if (!onServer) console.warn('[cross-replica] skipped: no PostgreSQL server (set 
   };
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    if (!db.url) throw new Error('no PostgreSQL server for the cross-replica tests (CI=true demands one)');
+    db = await clusterDatabase();
     llm = new FakeOpenAiServer();
     await llm.start();
     a = await replica();

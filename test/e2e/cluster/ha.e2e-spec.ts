@@ -5,26 +5,27 @@ import WebSocket from 'ws';
 import { packageRoot } from '@nestclaw/common';
 import { FakeOpenAiServer } from '../../fixtures/fake-openai.server';
 import { CLUSTER_TOKEN, HaCluster, SERVED_BY, startHaCluster } from '../../support/ha-cluster';
-import { describeWithHostTools, HostToolPaths, inCi, reportSkip } from '../../support/host-tools';
-import { createScratchDatabase, ScratchDatabase } from '../../support/scratch-database';
-import { realPostgresAvailable } from '../../support/test-database';
+import { describeWithHostTools, HostToolPaths } from '../../support/host-tools';
+import { clusterDatabase } from '../../support/cluster-database';
+import type { TestDatabase } from '../../support/test-database';
 
 const TITLE = 'three replicas on one PostgreSQL behind HAProxy';
 const TOKEN_LIMIT = 6;
 
 /**
  * Issue 24's deployment on one machine: three built gateways started at the same moment on one EMPTY
- * scratch database, behind a real HAProxy on loopback. Needs a PostgreSQL server (the embedded
- * database is single-process) and haproxy; without either the suite skips and says so.
+ * database (a scratch database on the test server, else an embedded PostgreSQL server shared over TCP:
+ * test/support/cluster-database.ts), behind a real HAProxy on loopback. Without haproxy the suite
+ * skips and says so (CI=true fails instead).
  */
 function cluster(tools: HostToolPaths) {
-  let db: ScratchDatabase;
+  let db: TestDatabase & { url: string };
   let llm: FakeOpenAiServer;
   let ha: HaCluster;
   let sql: Client;
 
   beforeAll(async () => {
-    db = await createScratchDatabase(process.env.NESTCLAW_TEST_PG_ADMIN_URL!, 'nestclaw_ha');
+    db = await clusterDatabase();
     llm = new FakeOpenAiServer();
     await llm.start();
     ha = await startHaCluster({
@@ -138,11 +139,4 @@ function cluster(tools: HostToolPaths) {
   });
 }
 
-if (realPostgresAvailable()) describeWithHostTools(['haproxy'], TITLE, cluster);
-else if (inCi() && process.env.NESTCLAW_TEST_DB !== 'embedded' && !process.env.PGPORT) {
-  // CI's first run has a server; its second run (no server, PGPORT pointed at a closed port) is the embedded path.
-  describe(TITLE, () => it('has a PostgreSQL server: CI=true runs every test', () => expect(realPostgresAvailable()).toBe(true)));
-} else {
-  reportSkip(TITLE, ['a PostgreSQL server (several replicas need DATABASE_URL; the embedded database is single-process)']);
-  describe.skip(`${TITLE} [skipped: needs a PostgreSQL server]`, () => cluster({}));
-}
+describeWithHostTools(['haproxy'], TITLE, cluster);

@@ -1,9 +1,9 @@
 import { FakeOpenAiServer } from '../../fixtures/fake-openai.server';
 import { HaCluster, startHaCluster } from '../../support/ha-cluster';
-import { describeWithHostTools, HostToolPaths, inCi, reportSkip } from '../../support/host-tools';
+import { describeWithHostTools, HostToolPaths } from '../../support/host-tools';
 import { GatewayProcess } from '../../support/gateway-process';
-import { createScratchDatabase, ScratchDatabase } from '../../support/scratch-database';
-import { realPostgresAvailable } from '../../support/test-database';
+import { clusterDatabase } from '../../support/cluster-database';
+import type { TestDatabase } from '../../support/test-database';
 
 const TITLE = 'the memory index on every replica';
 
@@ -19,7 +19,7 @@ interface Status {
  * Searches go to one replica directly (not through the balancer) to know whose index answered.
  */
 function memoryOnEveryReplica(tools: HostToolPaths) {
-  let db: ScratchDatabase;
+  let db: TestDatabase & { url: string };
   let llm: FakeOpenAiServer;
   let ha: HaCluster;
 
@@ -41,7 +41,7 @@ function memoryOnEveryReplica(tools: HostToolPaths) {
   };
 
   beforeAll(async () => {
-    db = await createScratchDatabase(process.env.NESTCLAW_TEST_PG_ADMIN_URL!, 'nestclaw_ha_memory');
+    db = await clusterDatabase();
     llm = new FakeOpenAiServer();
     await llm.start();
     ha = await startHaCluster({ databaseUrl: db.url, llmUrl: llm.url, haproxy: tools.haproxy! });
@@ -101,10 +101,4 @@ function memoryOnEveryReplica(tools: HostToolPaths) {
   });
 }
 
-if (realPostgresAvailable()) describeWithHostTools(['haproxy'], TITLE, memoryOnEveryReplica);
-else if (inCi() && process.env.NESTCLAW_TEST_DB !== 'embedded' && !process.env.PGPORT) {
-  describe(TITLE, () => it('has a PostgreSQL server: CI=true runs every test', () => expect(realPostgresAvailable()).toBe(true)));
-} else {
-  reportSkip(TITLE, ['a PostgreSQL server (several replicas need DATABASE_URL; the embedded database is single-process)']);
-  describe.skip(`${TITLE} [skipped: needs a PostgreSQL server]`, () => memoryOnEveryReplica({}));
-}
+describeWithHostTools(['haproxy'], TITLE, memoryOnEveryReplica);

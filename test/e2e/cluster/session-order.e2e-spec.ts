@@ -6,8 +6,8 @@ import { stringify } from 'yaml';
 import { FakeOpenAiServer } from '../../fixtures/fake-openai.server';
 import { eventually } from '../../support/eventually';
 import { GatewayProcess, spawnGateway } from '../../support/gateway-process';
-import { inCi } from '../../support/host-tools';
-import { createTestDatabase, realPostgresAvailable, TestDatabase } from '../../support/test-database';
+import { clusterDatabase } from '../../support/cluster-database';
+import type { TestDatabase } from '../../support/test-database';
 
 const TEST_TOKEN = 'session-order-token';
 /** A dead replica's hold is free once its row is 6 s stale; plus a turn and a loaded 2-core machine. */
@@ -21,15 +21,7 @@ type Row = { turn_id: string; role: string; content: string; status: string; cre
  * session whichever replica received the message, in arrival order; a dead replica's session taken
  * over; a replica starting up never interrupts a turn another live replica is running.
  */
-const server = realPostgresAvailable();
-if (!server) {
-  if (inCi()) throw new Error('session-order.e2e-spec needs a PostgreSQL server (NESTCLAW_TEST_PG_ADMIN_URL) in CI');
-  process.stdout.write(
-    '[skipped] cluster/session-order: several gateways need a PostgreSQL server (the embedded database is single-process)\n',
-  );
-}
-
-(server ? describe : describe.skip)('one turn at a time per session across gateway replicas', () => {
+describe('one turn at a time per session across gateway replicas', () => {
   let llm: FakeOpenAiServer;
   let db: TestDatabase;
   let sql: Client;
@@ -73,7 +65,7 @@ if (!server) {
   beforeAll(async () => {
     llm = new FakeOpenAiServer();
     await llm.start();
-    db = await createTestDatabase();
+    db = await clusterDatabase();
     sql = new Client({ connectionString: db.url });
     await sql.connect();
   });
