@@ -29,7 +29,7 @@ const lastUser = (r: RecordedRequest) => r.body.messages.filter((m) => m.role ==
  * restarted before the next kill. Afterwards every message is answered exactly once, no turn is
  * asked of the model twice beyond what crash recovery promises (a turn whose model call a kill cut
  * short runs again: docs/architecture.md "Crash recovery"), every HTTP answer is stored once, and
- * each channel failover took ≤ 10 s. Runs once, on the PostgreSQL-server pass (~4 minutes).
+ * each channel failover took ≤ 10 s. Runs once, on the PostgreSQL-server pass (3–3.5 minutes here).
  */
 function chaos(tools: HostToolPaths) {
   let db: ScratchDatabase;
@@ -172,6 +172,20 @@ function chaos(tools: HostToolPaths) {
     );
     const cutShort = new Map(cut.map((c) => [c.content, c.n]));
     const reasked = [...perText].filter(([, n]) => n > 1);
+    // Never asked again once its answer was stored: only a turn cut short runs again.
+    const { rows: answeredAt } = await sql.query<{ content: string; at: Date }>(
+      `SELECT u.content, min(a.created_at) AS at FROM messages u JOIN messages a ON a.turn_id = u.turn_id AND a.role = 'assistant' AND a.status = 'ok'
+        WHERE u.role = 'user' GROUP BY u.content`,
+    );
+    // A turn that was answered was never cut short: its user row is `ok`. A replica starting up must not
+    // mark the turns other, live replicas are running as interrupted (they then close as answered).
+    const { rows: answeredButInterrupted } = await sql.query<{ content: string; status: string }>(
+      `SELECT u.content, u.status FROM messages u
+        WHERE u.role = 'user' AND u.status <> 'ok'
+          AND EXISTS (SELECT 1 FROM messages a WHERE a.turn_id = u.turn_id AND a.role = 'assistant' AND a.status = 'ok')`,
+    );
+    const answeredBy = new Map(answeredAt.map((r) => [r.content, new Date(r.at).getTime()]));
+    const askedAfterAnswer = llm.requests.filter((r) => r.at > (answeredBy.get(lastUser(r)) ?? Infinity)).map(lastUser);
     const reaskedBeyondPromise = reasked.filter(([text, n]) => n - 1 > (cutShort.get(text) ?? 0)).map(([text, n]) => `${text} ×${n}`);
     // A request never carries a user message twice, but for a text an HTTP client sent again after its replica
     // died: the first attempt's user row stays in the transcript (interrupted), and the session's later turns send both.
@@ -232,6 +246,10 @@ function chaos(tools: HostToolPaths) {
       modelRequests: llm.requests.length,
       reasked: reasked.length,
       reaskedBeyondPromise: reaskedBeyondPromise.length,
+      askedAfterAnswer: askedAfterAnswer.length,
+      answeredButMarkedInterrupted: answeredButInterrupted.length,
+      telegramConflicts: tg.conflicts.length,
+      discordPeakConnections: dc.peakConnections,
       ledger: Object.fromEntries(ledger.map((l) => [l.status, l.n])),
       chaosS,
     };
@@ -247,6 +265,8 @@ function chaos(tools: HostToolPaths) {
     expect(strays.filter((s) => s !== '…')).toEqual([]);
     expect(strays.length).toBeLessThanOrEqual(orphaned[0].n);
     expect(reaskedBeyondPromise).toEqual([]);
+    expect(askedAfterAnswer).toEqual([]);
+    expect(answeredButInterrupted.map((r) => `${r.content}: ${r.status}`)).toEqual([]);
     expect(repeatedInOneRequest.map(lastUser)).toEqual([]);
     expect(
       load.http.filter((h) => h.received === undefined && !h.foundStored).map((h) => `${h.message}: ${h.failures.join(' | ')}`),
