@@ -25,6 +25,7 @@ import { InterruptedTurns } from './turn/interrupted-turns';
 import { LoopStage } from './turn/loop.stage';
 import { OpenStage } from './turn/open.stage';
 import { PrepareStage } from './turn/prepare.stage';
+import { SessionHold } from './turn/session-hold';
 import { ToolStepRunner } from './turn/tool-step.runner';
 import { CronService } from './scheduler/cron.service';
 import { CronTool } from './scheduler/cron.tool';
@@ -57,6 +58,7 @@ const agentTools = [SkillReadTool, SpawnTool, CronTool];
     CloseStage,
     SessionRepository,
     TurnRepository,
+    SessionHold,
     SystemPromptBuilder,
     BootstrapFiles,
     SkillCatalog,

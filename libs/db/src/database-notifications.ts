@@ -10,8 +10,8 @@ import { NotificationRepository } from './notification.repository';
  * Kinds of work a background loop waits for. Each is also a PostgreSQL channel (`nestclaw_<kind>`)
  * that a trigger notifies in the statement that writes the work (see the `wake_ups` migration).
  */
-export type WakeUp = 'memory_index' | 'scheduled_jobs';
-const WAKE_UPS: readonly WakeUp[] = ['memory_index', 'scheduled_jobs'];
+export type WakeUp = 'memory_index' | 'scheduled_jobs' | 'session_turns';
+const WAKE_UPS: readonly WakeUp[] = ['memory_index', 'scheduled_jobs', 'session_turns'];
 const CHANNEL_PREFIX = 'nestclaw_';
 
 /** First wait before reconnecting the listener after it lost its server; doubles up to 30 s. */

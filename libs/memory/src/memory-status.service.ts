@@ -52,6 +52,14 @@ export class MemoryStatusService {
     return { scope, mode: this.indexState.keywordOnly() ? 'keyword-only' : 'hybrid', ...counts };
   }
 
+  /** Each replica's index and how far behind the change feed it is (`/v1/cluster`, issue 24). */
+  async indexes(): Promise<
+    { indexKey: string; replicaId: string; self: boolean; pending: number; lagMs: number | null; updatedAt: Date }[]
+  > {
+    const rows = await this.queue.cursors();
+    return rows.map((r) => ({ ...r, self: r.indexKey === this.cursor.key }));
+  }
+
   async status(): Promise<MemoryStatus> {
     const [counts, queue, parked, state] = await Promise.all([
       this.memories.counts(),

@@ -55,6 +55,7 @@ export const METRIC = {
 
   // Cluster (issue 24): leases taken and lost by this replica
   leaseChanges: 'nestclaw_lease_changes_total',
+  sessionCrossReplicaWait: 'nestclaw_session_cross_replica_wait_seconds',
 
   // Runtime and database
   dbPoolClients: 'nestclaw_db_pool_clients',

@@ -77,6 +77,11 @@ function memoryOnEveryReplica(tools: HostToolPaths) {
       }
     }
     for (let i = 0; i < 3; i++) expect((await status(i)).queue.pending).toBe(0);
+    // `/v1/cluster` shows each replica's index and its lag behind the feed.
+    const cluster = (await (await replica(0).api('/v1/cluster')).json()) as { memoryIndexes: { self: boolean; pending: number }[] };
+    expect(cluster.memoryIndexes).toHaveLength(3);
+    expect(cluster.memoryIndexes.filter((m) => m.self)).toHaveLength(1);
+    expect(cluster.memoryIndexes.map((m) => m.pending)).toEqual([0, 0, 0]);
     process.stdout.write(`[memory index] lag to another replica's index (ms): ${lags.map((l) => Math.round(l)).join(', ')}\n`);
     // Issue 24: within 1 s on each replica; the slack covers a shared CI machine, the figures are printed above.
     expect(Math.max(...lags)).toBeLessThan(3000);

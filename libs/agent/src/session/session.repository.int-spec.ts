@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { IntDatabase, openIntDatabase, uniqueId } from '@nestclaw/testing';
 import { SessionRepository } from './session.repository';
 import type { OpenTurn } from './session.types';
-import { TurnRepository } from './turn.repository';
+import { OpenedTurnRows, TurnRepository } from './turn.repository';
 
 describe('SessionRepository and TurnRepository (real database)', () => {
   let int: IntDatabase;
@@ -23,8 +23,11 @@ describe('SessionRepository and TurnRepository (real database)', () => {
     channel: 'http',
     create: true,
     historyLimit: 50,
+    replica: 'replica-under-test',
     ...extra,
   });
+  /** An open that took the session (these sessions are never busy elsewhere). */
+  const open = async (t: OpenTurn) => (await repo.openTurn(t)) as OpenedTurnRows;
 
   it('creates the session on its first turn and stores the user message as pending', async () => {
     const id = uniqueId('s');
@@ -51,7 +54,7 @@ describe('SessionRepository and TurnRepository (real database)', () => {
       calls: [],
       close: { status: 'ok', reply: 'echo: first', channel: 'http' },
     });
-    const second = await repo.openTurn(turn(id, 'second'));
+    const second = await open(turn(id, 'second'));
     expect(second?.created).toBe(false);
     expect(second?.history.map((m) => [m.seq, m.role, m.content, m.status])).toEqual([
       [1, 'user', 'first', 'ok'],
@@ -62,7 +65,7 @@ describe('SessionRepository and TurnRepository (real database)', () => {
   it('keeps only the newest historyLimit messages in the history', async () => {
     const id = uniqueId('s');
     for (const text of ['one', 'two', 'three']) await repo.openTurn(turn(id, text));
-    const next = await repo.openTurn(turn(id, 'four', { historyLimit: 2 }));
+    const next = await open(turn(id, 'four', { historyLimit: 2 }));
     expect(next?.history.map((m) => m.content)).toEqual(['two', 'three']);
   });
 
@@ -96,7 +99,7 @@ describe('SessionRepository and TurnRepository (real database)', () => {
   it('marks turns left pending by a crash as interrupted', async () => {
     const id = uniqueId('s');
     await repo.openTurn(turn(id, 'cut off'));
-    expect((await repo.interruptOpenTurns()).turns).toBeGreaterThanOrEqual(1);
+    expect((await repo.interruptOpenTurns('another-replica')).turns).toBeGreaterThanOrEqual(1);
     expect((await sessions.listMessages(id, 0, 10)).map((m) => m.status)).toEqual(['interrupted']);
   });
 

@@ -45,7 +45,12 @@ export interface OpenTurn {
   principalId?: string;
   /** The inbound message this turn answers (unique: one user row per message). */
   inboundKey?: string;
+  /** This process's replica id: the turn holds the session in its name (one turn per session across replicas). */
+  replica: string;
 }
+
+/** Taking a session's hold: taken, or busy with a turn of another (live) replica. */
+export type HoldOutcome = { taken: true } | { taken: false; holder: string };
 
 /** A turn already stored for an inbound message (a retry after a crash finds it). */
 export interface LinkedTurn {

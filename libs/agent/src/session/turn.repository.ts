@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseService } from '@nestclaw/db';
 import type { AttemptStart, LlmCallRecord, OpenCall } from '@nestclaw/provider';
-import type { LinkedTurn, OpenTurn, StoredMessage, StoredSummary, TurnProgress } from './session.types';
+import type { HoldOutcome, LinkedTurn, OpenTurn, StoredMessage, StoredSummary, TurnProgress } from './session.types';
 
 /** What `openTurn` returns: the session's agent, the history before the message and its active summaries. */
 export interface OpenedTurnRows {
@@ -10,6 +10,55 @@ export interface OpenedTurnRows {
   summaries: StoredSummary[];
   agentId: string;
   created: boolean;
+}
+
+/** What `openTurn` answers when another live replica runs a turn of the session, or waits for it first: that replica. */
+export interface SessionBusy {
+  busyWith: string;
+}
+
+/**
+ * The session's hold (one turn per session across replicas; docs/adr/0016-scale-out.md, "One turn per session"), as one
+ * multi-column SET: its sub-SELECT sees the row's newest version once, whoever committed last. Free for `me` when
+ * held by this replica (its lane orders its own turns), or not held or held by a dead replica, with no other
+ * replica's waiter next in line (a place in line lapses 2 s after its waiter last asked). Taking clears the place
+ * in line; a busy answer takes it when it is open. `more` are columns set only when the hold is taken.
+ */
+function takeOrQueue(me: string, turnId: string, more: [column: string, value: string][] = []): string {
+  const claimable = `sessions.turn_next IS NULL OR sessions.turn_next = ${me} OR sessions.turn_next_at < now() - interval '2 seconds'`;
+  const free = `CASE WHEN sessions.turn_replica = ${me} THEN true
+                     WHEN sessions.turn_replica IS NOT NULL AND nestclaw_replica_alive(sessions.turn_replica) THEN false
+                     ELSE ${claimable} END`;
+  const columns = ['turn_replica', 'turn_id', 'turn_since', 'turn_next', 'turn_next_at', ...more.map(([c]) => c)];
+  const values = [
+    `CASE WHEN f.free THEN ${me} ELSE sessions.turn_replica END`,
+    `CASE WHEN f.free THEN ${turnId}::uuid ELSE sessions.turn_id END`,
+    `CASE WHEN f.free THEN now() ELSE sessions.turn_since END`,
+    `CASE WHEN NOT f.claimable THEN sessions.turn_next WHEN f.free THEN NULL ELSE ${me} END`,
+    `CASE WHEN NOT f.claimable THEN sessions.turn_next_at WHEN f.free THEN NULL ELSE now() END`,
+    ...more.map(([c, v]) => `CASE WHEN f.free THEN ${v} ELSE sessions.${c} END`),
+  ];
+  return `(${columns.join(', ')}) = (SELECT ${values.join(',\n  ')} FROM (SELECT ${free} AS free, ${claimable} AS claimable) f)`;
+}
+
+/**
+ * After `s` (RETURNING `opened`) took the hold from another replica (dead: else it would not be free), the turn that
+ * replica ran (`o`, the row as this statement's snapshot saw it) is marked interrupted with its `started` model calls,
+ * as start-up recovery would; not one paused for a pending approval (its decision resumes it), nor the turn `turnId`
+ * itself (resumed or run again here). The EXISTS gates are one-time filters: the usual statement scans nothing.
+ */
+function interruptTakenOver(me: string, turnId: string): string {
+  return `
+      ), i AS (
+        UPDATE messages SET status = 'interrupted'
+         WHERE session_id = $1 AND turn_id = (SELECT turn_id FROM o) AND status = 'pending'
+           AND EXISTS (SELECT 1 FROM o WHERE o.turn_replica <> ${me} AND o.turn_id <> ${turnId}::uuid)
+           AND EXISTS (SELECT 1 FROM s WHERE s.opened)
+           AND NOT EXISTS (SELECT 1 FROM tool_approvals a WHERE a.turn_id = messages.turn_id AND a.status = 'pending')
+        RETURNING turn_id
+      ), ic AS (
+        UPDATE llm_calls SET status = 'interrupted', error_code = 'process_exited'
+         WHERE session_id = $1 AND turn_id = (SELECT turn_id FROM o) AND status = 'started' AND EXISTS (SELECT 1 FROM i)`;
 }
 
 /** Completes attempts whose `llm_calls` rows were written when they started ($13–$23, ids in $28). */
@@ -54,41 +103,59 @@ export class TurnRepository {
 
   /**
    * Commits the user message (status `pending` until the turn closes), logs it, creates the session
-   * when allowed, and returns the history before this message. Null when the session does not exist.
+   * when allowed, takes the session's hold for this replica, and returns the history before this
+   * message. Null when the session does not exist (or is not the principal's); `busyWith` when a turn
+   * of another live replica holds it (nothing is written then but the waiter's place in line).
    */
-  async openTurn(t: OpenTurn): Promise<OpenedTurnRows | null> {
+  async openTurn(t: OpenTurn): Promise<OpenedTurnRows | SessionBusy | null> {
+    // Not opened: the replica in the way, holding the session or next in line.
+    const opened = `coalesce(turn_replica = $10 AND turn_id = $2, false) AS opened, coalesce(turn_replica, turn_next) AS holder`;
     const sql = `
-      WITH s AS (
+      WITH o AS (
+        SELECT turn_replica, turn_id FROM sessions WHERE id = $1
+      ), s AS (
         ${
           t.create
-            ? `INSERT INTO sessions (id, agent_id, channel, title, last_seq, principal_id) VALUES ($1, $3, $5, left($4, 80), 1, $8)
-               ON CONFLICT (id) DO UPDATE SET last_seq = sessions.last_seq + 1, updated_at = now()
+            ? `INSERT INTO sessions (id, agent_id, channel, title, last_seq, principal_id, turn_replica, turn_id, turn_since)
+               VALUES ($1, $3, $5, left($4, 80), 1, $8, $10, $2, now())
+               ON CONFLICT (id) DO UPDATE SET ${takeOrQueue('$10', '$2', [
+                 ['last_seq', 'sessions.last_seq + 1'],
+                 ['updated_at', 'now()'],
+               ])}
                  WHERE $8::text IS NULL OR sessions.principal_id = $8
-               RETURNING last_seq, agent_id, (xmax = 0) AS created`
-            : `UPDATE sessions SET last_seq = last_seq + 1, updated_at = now()
+               RETURNING last_seq, agent_id, (xmax = 0) AS created, ${opened}`
+            : `UPDATE sessions SET ${takeOrQueue('$10', '$2', [
+                ['last_seq', 'sessions.last_seq + 1'],
+                ['updated_at', 'now()'],
+              ])}
                WHERE id = $1 AND ($8::text IS NULL OR principal_id = $8)
-               RETURNING last_seq, agent_id, ($3::text IS NULL) AS created`
+               RETURNING last_seq, agent_id, ($3::text IS NULL) AS created, ${opened}`
         }
       ), m AS (
         INSERT INTO messages (session_id, seq, turn_id, role, content, status, inbound_key)
-        SELECT $1, s.last_seq, $2, 'user', $4, 'pending', $9 FROM s
+        SELECT $1, s.last_seq, $2, 'user', $4, 'pending', $9 FROM s WHERE s.opened
       ), k AS (
-        INSERT INTO checkpoints (session_id, kind) SELECT $1, 'session_start' FROM s WHERE s.created
+        INSERT INTO checkpoints (session_id, kind) SELECT $1, 'session_start' FROM s WHERE s.created AND s.opened
       ), l AS (
         INSERT INTO conversation_log (direction, channel, endpoint_id, session_id, content)
-        SELECT 'in', $5, $6, $1, $4 FROM s
+        SELECT 'in', $5, $6, $1, $4 FROM s WHERE s.opened${interruptTakenOver('$10', '$2')}
       )
-      SELECT (SELECT agent_id FROM s) AS agent_id, coalesce((SELECT created FROM s), false) AS created,
+      SELECT (SELECT agent_id FROM s WHERE s.opened) AS agent_id, (SELECT holder FROM s WHERE NOT s.opened) AS busy_with,
+             coalesce((SELECT created FROM s WHERE s.opened), false) AS created,
              (SELECT coalesce(json_agg(h ORDER BY h.seq), '[]'::json) FROM (
                 SELECT seq, turn_id AS "turnId", role, content, tool_calls AS "toolCalls", tool_call_id AS "toolCallId",
-                       tool_name AS "toolName", status, created_at AS "createdAt"
-                FROM messages WHERE session_id = $1 AND EXISTS (SELECT 1 FROM s) ORDER BY seq DESC LIMIT $7) h) AS history,
+                       tool_name AS "toolName",
+                       -- This statement's snapshot predates its own writes: a turn it just interrupted reads as such.
+                       CASE WHEN turn_id IN (SELECT turn_id FROM i) THEN 'interrupted' ELSE status END AS status,
+                       created_at AS "createdAt"
+                FROM messages WHERE session_id = $1 AND EXISTS (SELECT 1 FROM s WHERE s.opened) ORDER BY seq DESC LIMIT $7) h) AS history,
              (SELECT coalesce(json_agg(c ORDER BY c."fromSeq"), '[]'::json) FROM (
                 SELECT id::text AS id, stage, from_seq AS "fromSeq", to_seq AS "toSeq", summary, merged_into::text AS "mergedInto"
-                FROM compactions WHERE session_id = $1 AND merged_into IS NULL AND EXISTS (SELECT 1 FROM s)) c) AS summaries`;
+                FROM compactions WHERE session_id = $1 AND merged_into IS NULL AND EXISTS (SELECT 1 FROM s WHERE s.opened)) c) AS summaries`;
     // Named: parsed and planned once per connection instead of on every turn.
     const { rows } = await this.db.query<{
       agent_id: string | null;
+      busy_with: string | null;
       created: boolean;
       history: StoredMessage[];
       summaries: StoredSummary[];
@@ -104,15 +171,45 @@ export class TurnRepository {
         t.historyLimit,
         t.principalId ?? null,
         t.inboundKey ?? null,
+        t.replica,
       ],
       { name: t.create ? 'nestclaw_open_turn_create' : 'nestclaw_open_turn' },
     );
     const row = rows[0];
+    if (row?.busy_with) return { busyWith: row.busy_with };
     if (!row?.agent_id) return null;
     return { history: row.history, summaries: row.summaries, agentId: row.agent_id, created: row.created };
   }
 
-  /** Appends transcript rows and call records for a turn, and closes it when `close` is set. */
+  /**
+   * Takes the session's hold for a turn that opens without `openTurn` (resumed after an approval, run
+   * again after a crash) or for `/compact`: taken, or busy with another live replica's turn. A session
+   * that no longer exists has nothing to hold: taken.
+   */
+  async takeHold(sessionId: string, turnId: string, replica: string): Promise<HoldOutcome> {
+    const { rows } = await this.db.query<{ opened: boolean; holder: string | null }>(
+      `WITH o AS (
+         SELECT turn_replica, turn_id FROM sessions WHERE id = $1
+       ), s AS (
+         UPDATE sessions SET ${takeOrQueue('$3', '$2')} WHERE id = $1
+         RETURNING coalesce(turn_replica = $3 AND turn_id = $2, false) AS opened, coalesce(turn_replica, turn_next) AS holder${interruptTakenOver('$3', '$2')}
+       )
+       SELECT opened, holder FROM s`,
+      [sessionId, turnId, replica],
+    );
+    const row = rows[0];
+    return !row || row.opened ? { taken: true } : { taken: false, holder: row.holder! };
+  }
+
+  /** Releases the hold a turn of this replica took, when its closing statement did not (error, pause, a settled turn). */
+  async releaseHold(sessionId: string, turnId: string, replica: string): Promise<void> {
+    await this.db.query(
+      `UPDATE sessions SET turn_replica = NULL, turn_id = NULL, turn_since = NULL WHERE id = $1 AND turn_replica = $3 AND turn_id = $2`,
+      [sessionId, turnId, replica],
+    );
+  }
+
+  /** Appends transcript rows and call records for a turn, and closes it when `close` is set (releasing the session's hold). */
   async recordProgress(p: TurnProgress): Promise<void> {
     const msgs = p.messages;
     const calls = p.calls;
@@ -125,7 +222,11 @@ export class TurnRepository {
       WITH s AS (
         UPDATE sessions SET last_seq = last_seq + $3::int, updated_at = now(),
           input_tokens = input_tokens + $10::bigint, output_tokens = output_tokens + $11::bigint,
-          cost_usd = cost_usd + $12::numeric
+          cost_usd = cost_usd + $12::numeric,
+          -- Closing releases the session's hold (only this turn's: a replica that took over keeps its own).
+          turn_replica = CASE WHEN $24::text IS NOT NULL AND turn_id = $2 THEN NULL ELSE turn_replica END,
+          turn_id = CASE WHEN $24::text IS NOT NULL AND turn_id = $2 THEN NULL ELSE turn_id END,
+          turn_since = CASE WHEN $24::text IS NOT NULL AND turn_id = $2 THEN NULL ELSE turn_since END
         WHERE id = $1 RETURNING last_seq - $3::int AS base
       ), m AS (
         INSERT INTO messages (session_id, seq, turn_id, role, content, tool_calls, tool_call_id, tool_name, status)
@@ -223,22 +324,31 @@ ${ledger}
   }
 
   /**
-   * At start-up: turns left open by a crash are marked interrupted. Returns how many. Turns paused
-   * for a pending tool approval are not crashed: they resume when the approval is decided.
+   * At start-up: turns left open by a crash are marked interrupted. Returns how many. Not a turn a live
+   * replica is running (the session's hold names that turn and a replica alive, or this one), nor one
+   * paused for a pending tool approval: it resumes when the approval is decided. `dead`: replicas known
+   * gone before their row goes stale (this host's processes that no longer exist); their holds are released.
    */
-  async interruptOpenTurns(): Promise<{ turns: number; calls: number }> {
+  async interruptOpenTurns(me: string, dead: string[] = []): Promise<{ turns: number; calls: number }> {
     // A call row still `started` belongs to a turn that never closed: its attempt died with the process.
     const { rows } = await this.db.query<{ turns: string; calls: string }>(
       `WITH t AS (
-         UPDATE messages m SET status = 'interrupted' WHERE m.status = 'pending'
-           AND NOT EXISTS (SELECT 1 FROM tool_approvals a WHERE a.turn_id = m.turn_id AND a.status = 'pending')
-         RETURNING session_id, turn_id
+         UPDATE messages m SET status = 'interrupted' FROM sessions s
+          WHERE m.status = 'pending' AND s.id = m.session_id
+            AND NOT coalesce(s.turn_id = m.turn_id AND (s.turn_replica = $1
+                  OR (s.turn_replica <> ALL($2::text[]) AND nestclaw_replica_alive(s.turn_replica))), false)
+            AND NOT EXISTS (SELECT 1 FROM tool_approvals a WHERE a.turn_id = m.turn_id AND a.status = 'pending')
+         RETURNING m.session_id, m.turn_id
+       ), h AS (
+         UPDATE sessions SET turn_replica = NULL, turn_id = NULL, turn_since = NULL
+          WHERE cardinality($2::text[]) > 0 AND turn_replica = ANY($2::text[])
        ), c AS (
          UPDATE llm_calls SET status = 'interrupted', error_code = 'process_exited'
           WHERE status = 'started' AND session_id IN (SELECT session_id FROM t) AND turn_id IN (SELECT turn_id FROM t)
          RETURNING 1
        )
        SELECT (SELECT count(*) FROM t) AS turns, (SELECT count(*) FROM c) AS calls`,
+      [me, dead],
     );
     return { turns: Number(rows[0].turns), calls: Number(rows[0].calls) };
   }

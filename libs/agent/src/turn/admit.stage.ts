@@ -5,6 +5,7 @@ import type { Approval } from '@nestclaw/tool';
 import { AgentDirectory } from '../agent.directory';
 import type { TurnInput } from '../agent.types';
 import { newSessionId } from '../session/session-key';
+import { SessionHold } from './session-hold';
 import type { AdmittedTurn } from './turn.types';
 
 type AdmittedMessage = Extract<AdmittedTurn, { kind: 'message' }> & { telemetry: TurnRecording };
@@ -12,13 +13,19 @@ type AdmittedMessage = Extract<AdmittedTurn, { kind: 'message' }> & { telemetry:
 /**
  * Stage 1, admit: which agent runs the turn, whether it may (a model provider configured, budget
  * left), and its place in the session's lane: turns of one session run one at a time in arrival
- * order, different sessions in parallel. Refusals happen here, before anything is stored or queued.
+ * order, different sessions in parallel. The lane orders this process's turns; across replicas the
+ * turn holds the session row (SessionHold: taken when the turn opens, released when it closes, or
+ * here when the lane moves on without a closing statement). Refusals happen here, before anything
+ * is stored or queued.
  */
 @Injectable()
 export class AdmitStage {
   private readonly queue = new KeyedQueue();
 
-  constructor(private readonly agents: AgentDirectory) {}
+  constructor(
+    private readonly agents: AgentDirectory,
+    private readonly hold: SessionHold,
+  ) {}
 
   /** A new message: its agent (unknown, unconfigured or over budget: refused now) and session. */
   message(input: TurnInput): AdmittedMessage {
@@ -36,8 +43,14 @@ export class AdmitStage {
     return { kind: 'approval', approval: a, agent: this.agents.get(a.agentId) };
   }
 
-  /** Runs `task` behind the session's earlier turns (and `/compact` runs). */
+  /** Runs `task` behind the session's earlier turns (and `/compact` runs); no hold on the session outlives it. */
   lane<T>(sessionId: string, task: () => Promise<T>): Promise<T> {
-    return this.queue.run(sessionId, task);
+    return this.queue.run(sessionId, async () => {
+      try {
+        return await task();
+      } finally {
+        await this.hold.releaseLeftover(sessionId);
+      }
+    });
   }
 }

@@ -7,6 +7,7 @@ import type { TurnOptions, TurnResult } from '../agent.types';
 import { TurnRepository } from '../session/turn.repository';
 import type { NewMessage } from '../session/session.types';
 import { InterruptedTurnRepository } from './interrupted-turn.repository';
+import { SessionHold } from './session-hold';
 import type { ActiveTurn, LoopOutcome, OpenedTurn, PreparedTurn } from './turn.types';
 
 /**
@@ -24,6 +25,7 @@ export class CloseStage {
     private readonly notices: InterruptedTurnRepository,
     private readonly memory: TurnMemory,
     private readonly hooks: HookRegistry,
+    private readonly hold: SessionHold,
   ) {}
 
   async close(p: PreparedTurn, outcome: LoopOutcome, options: TurnOptions): Promise<TurnResult> {
@@ -93,8 +95,16 @@ export class CloseStage {
     return this.hooks.sessionEnd({ sessionId, agentId });
   }
 
-  private store(turn: ActiveTurn, status: 'ok' | 'interrupted' | 'error', reply: string, messages: NewMessage[], calls: LlmCallRecord[]) {
+  /** The closing statement, which also releases the session's hold (no round trip of its own on the usual path). */
+  private async store(
+    turn: ActiveTurn,
+    status: 'ok' | 'interrupted' | 'error',
+    reply: string,
+    messages: NewMessage[],
+    calls: LlmCallRecord[],
+  ) {
     const { sessionId, turnId, channel, endpointId } = turn;
-    return this.sessions.recordProgress({ sessionId, turnId, messages, calls, close: { status, reply, channel, endpointId } });
+    await this.sessions.recordProgress({ sessionId, turnId, messages, calls, close: { status, reply, channel, endpointId } });
+    this.hold.closed(sessionId, turnId);
   }
 }

@@ -24,7 +24,7 @@ describe('InterruptedTurns and the close stage (real database)', () => {
     const notices = new InterruptedTurnRepository(int.db);
     recovery = new InterruptedTurns(notices, new ToolRegistry({ get: () => config } as never));
     // Remembering and hooks play no part in settling a linked turn.
-    close = new CloseStage(sessions, notices, {} as never, {} as never);
+    close = new CloseStage(sessions, notices, {} as never, {} as never, {} as never);
   });
   afterAll(() => int?.close());
 
@@ -60,6 +60,7 @@ describe('InterruptedTurns and the close stage (real database)', () => {
       create: true,
       historyLimit: 50,
       inboundKey,
+      replica: 'replica-under-test',
     });
     if (requestStarted) await (await sessions.openCall(sessionId, turnId, call)).commit();
     const linked = (await sessions.findByInbound(inboundKey))!;

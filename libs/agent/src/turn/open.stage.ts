@@ -11,6 +11,7 @@ import { TurnRepository } from '../session/turn.repository';
 import type { LinkedTurn } from '../session/session.types';
 import { InterruptedTurns } from './interrupted-turns';
 import { resumePoint } from './resume-point';
+import { SessionHold } from './session-hold';
 import { TurnLedger } from './turn-ledger';
 import type { ActiveTurn, AdmittedTurn, OpenedTurn } from './turn.types';
 
@@ -33,11 +34,15 @@ export class OpenStage {
     private readonly agents: AgentDirectory,
     private readonly interrupted: InterruptedTurns,
     private readonly memory: TurnMemory,
+    private readonly hold: SessionHold,
   ) {}
 
-  /** At start-up: turns left open by a crash are marked interrupted (one paused for an approval resumes on its decision). */
+  /**
+   * At start-up: turns left open by a crash are marked interrupted (one paused for an approval resumes on its
+   * decision); never one another live replica is running now (its hold on the session names it).
+   */
   async interruptLeftovers(): Promise<void> {
-    const n = await this.sessions.interruptOpenTurns();
+    const n = await this.sessions.interruptOpenTurns(this.hold.replica, await this.hold.provenDead());
     if (n.turns > 0)
       this.logger.warn(`${n.turns} turn(s) and ${n.calls} model call(s) left open by an earlier crash were marked interrupted`);
   }
@@ -47,31 +52,49 @@ export class OpenStage {
     const { input } = admitted;
     if (signal?.aborted) throw new NestclawError('cancelled', 'The request was cancelled before it started');
     if (input.inboundKey && input.recovered) {
-      const linked = await this.sessions.findByInbound(input.inboundKey);
+      let linked = await this.sessions.findByInbound(input.inboundKey);
+      // Unfinished: maybe still running on another replica. Once it holds the session, this replica reads it again.
+      // (Only in its own session's lane, which releases the hold: routing that changed since maps it elsewhere.)
+      if (linked && !(linked.status === 'ok' && linked.reply !== null) && linked.sessionId === input.sessionId) {
+        await this.hold.takeFor(linked.sessionId, linked.turnId, signal);
+        linked = (await this.sessions.findByInbound(input.inboundKey)) ?? linked;
+      }
       if (linked) return this.reopenLinked(linked, input);
     }
-    return this.openNew(input, admitted.agent);
+    return this.openNew(input, admitted.agent, signal);
   }
 
-  private async openNew(input: TurnInput & { sessionId: string; agentId: string }, agent: AgentConfig): Promise<OpenedTurn> {
+  private async openNew(
+    input: TurnInput & { sessionId: string; agentId: string },
+    agent: AgentConfig,
+    signal: AbortSignal | undefined,
+  ): Promise<OpenedTurn> {
     const { sessionId } = input;
     const submitted = await this.hooks.userPromptSubmit({ sessionId, agentId: input.agentId, prompt: input.message });
     if (submitted.block) throw new NestclawError('forbidden', `The message was blocked: ${submitted.block}`);
     const message = submitted.prompt;
     const turnId = randomUUID();
     turnOpened(turnId);
-    const opened = await this.sessions.openTurn({
+    // One statement when the session is free; busy on another replica, it waits here for its turn.
+    const opened = await this.hold.take(
       sessionId,
       turnId,
-      agentId: input.agentId,
-      content: message,
-      channel: input.channel,
-      endpointId: input.endpointId,
-      create: !!input.createSession,
-      historyLimit: agent.history_limit,
-      principalId: input.principalId,
-      inboundKey: input.inboundKey,
-    });
+      () =>
+        this.sessions.openTurn({
+          sessionId,
+          turnId,
+          agentId: input.agentId,
+          content: message,
+          channel: input.channel,
+          endpointId: input.endpointId,
+          create: !!input.createSession,
+          historyLimit: agent.history_limit,
+          principalId: input.principalId,
+          inboundKey: input.inboundKey,
+          replica: this.hold.replica,
+        }),
+      signal,
+    );
     if (!opened) throw new NestclawError('session_not_found', `Session "${sessionId}" does not exist; omit sessionId to start a new one`);
     if (opened.created) await this.hooks.sessionStart({ sessionId, agentId: opened.agentId });
     const turn: ActiveTurn = {
@@ -117,6 +140,7 @@ export class OpenStage {
 
   /** A paused turn once its approval is decided, rebuilt from its rows (`resumePoint`). */
   private async reopenPaused(a: Approval, agent: AgentConfig): Promise<OpenedTurn> {
+    await this.hold.takeFor(a.sessionId, a.turnId);
     const { history, turn: rows } = await this.sessions.loadTurn(a.sessionId, a.turnId, agent.history_limit);
     const point = resumePoint(a, '', [], rows);
     if (!point.ok) {

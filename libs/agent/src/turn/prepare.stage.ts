@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import { NestclawError } from '@nestclaw/common';
 import type { AgentConfig } from '@nestclaw/config';
 import { TurnMemory } from '@nestclaw/memory';
@@ -8,6 +9,7 @@ import { AgentDirectory } from '../agent.directory';
 import { classifyTrivial } from '../classifier/trivial-message.classifier';
 import { CompactionService, CompactReport, FitRequest } from '../compaction/compaction.service';
 import { SystemPromptBuilder } from '../prompt/system-prompt.builder';
+import { SessionHold } from './session-hold';
 import type { OpenedTurn, PreparedTurn } from './turn.types';
 
 /**
@@ -25,6 +27,7 @@ export class PrepareStage {
     private readonly tools: ToolRegistry,
     private readonly memory: TurnMemory,
     private readonly agents: AgentDirectory,
+    private readonly hold: SessionHold,
   ) {}
 
   async prepare(opened: Extract<OpenedTurn, { kind: 'new' | 'rerun' | 'resume' }>, signal?: AbortSignal): Promise<PreparedTurn> {
@@ -105,10 +108,14 @@ export class PrepareStage {
     };
   }
 
-  /** `/compact`: summarise a session's older turns now (unknown session: not_found). */
+  /**
+   * `/compact`: summarise a session's older turns now (unknown session: not_found). It runs in the session's
+   * lane, so it holds the session like a turn (released when the lane moves on).
+   */
   async compactNow(sessionId: string, signal?: AbortSignal): Promise<CompactReport> {
     const agentId = await this.compaction.sessionAgent(sessionId);
     if (!agentId) throw new NestclawError('session_not_found', `Session "${sessionId}" does not exist`);
+    await this.hold.takeFor(sessionId, randomUUID(), signal);
     return this.compaction.compactNow(sessionId, agentId, this.agents.get(agentId), signal);
   }
 }

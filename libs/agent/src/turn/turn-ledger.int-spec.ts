@@ -51,7 +51,16 @@ describe('TurnLedger with nodeFetch across kill -9 (real database, real sockets)
   async function killedAt(moment: 'after-send' | 'before-commit') {
     const sessionId = uniqueId('s');
     const turnId = randomUUID();
-    await sessions.openTurn({ sessionId, turnId, agentId: 'main', content: 'hi', channel: 'api', create: true, historyLimit: 10 });
+    await sessions.openTurn({
+      sessionId,
+      turnId,
+      agentId: 'main',
+      content: 'hi',
+      channel: 'api',
+      create: true,
+      historyLimit: 10,
+      replica: 'replica-under-test',
+    });
     const child = spawn(
       process.execPath,
       [

@@ -32,7 +32,7 @@ function justBefore(id: string): FeedPosition {
  */
 @Injectable()
 export class IndexFeedCursor {
-  private key = '';
+  private indexKey = '';
   private scan: FeedPosition = FEED_START;
   private saved: FeedPosition | null = null;
   private readonly retries = new Map<string, Retry>();
@@ -47,11 +47,16 @@ export class IndexFeedCursor {
   open(dir: string): void {
     const file = join(dir, KEY_FILE);
     if (!existsSync(file)) writeFileSync(file, randomUUID());
-    this.key = readFileSync(file, 'utf8').trim();
+    this.indexKey = readFileSync(file, 'utf8').trim();
+  }
+
+  /** The key naming this index's cursor row ('' before the directory is open). */
+  get key(): string {
+    return this.indexKey;
   }
 
   get opened(): boolean {
-    return this.key !== '';
+    return this.indexKey !== '';
   }
 
   get loaded(): boolean {
@@ -60,8 +65,8 @@ export class IndexFeedCursor {
 
   /** Loads the saved cursor; `behind` when the feed was pruned past it (the index may have missed changes: rebuild). */
   async load(): Promise<{ behind: boolean }> {
-    if (!this.key) throw new Error('the memory index directory is not open yet');
-    const { position, horizon } = await this.feed.cursor(this.key);
+    if (!this.indexKey) throw new Error('the memory index directory is not open yet');
+    const { position, horizon } = await this.feed.cursor(this.indexKey);
     this.scan = position ?? FEED_START;
     this.saved = position;
     this.isLoaded = true;
@@ -126,7 +131,7 @@ export class IndexFeedCursor {
     let to = this.scan;
     for (const r of this.retries.values()) if (compare(r.entry.id, to) <= 0) to = justBefore(r.entry.id);
     if (this.saved !== null && compare(to, this.saved) === 0) return;
-    await this.feed.advance(this.key, this.replica.id, to);
+    await this.feed.advance(this.indexKey, this.replica.id, to);
     this.saved = to;
   }
 
@@ -138,7 +143,7 @@ export class IndexFeedCursor {
     if (!this.isLoaded) await this.load();
     const head = await this.feed.head();
     const keep = this.saved !== null && compare(this.saved, head) < 0 ? this.saved : head;
-    await this.feed.advance(this.key, this.replica.id, keep);
+    await this.feed.advance(this.indexKey, this.replica.id, keep);
     this.saved = keep;
     return head;
   }
@@ -150,7 +155,7 @@ export class IndexFeedCursor {
   async rebuilt(head: FeedPosition): Promise<void> {
     this.retries.clear();
     this.scan = head;
-    await this.feed.advance(this.key, this.replica.id, head);
+    await this.feed.advance(this.indexKey, this.replica.id, head);
     this.saved = head;
     await this.feed.unpark();
   }

@@ -233,6 +233,13 @@ export class NestclawMetrics {
     labelNames: [L.lease, L.change],
     registers: this.r,
   });
+  readonly sessionCrossReplicaWait = new Histogram({
+    name: M.sessionCrossReplicaWait,
+    help: 'Time a turn waited for its session, busy with a turn on another replica (outcome: taken, cancelled, conflict)',
+    labelNames: [L.outcome],
+    buckets: SHORT_SECONDS,
+    registers: this.r,
+  });
 
   readonly poolClients = new Gauge({
     name: M.dbPoolClients,

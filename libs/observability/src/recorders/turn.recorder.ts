@@ -112,3 +112,10 @@ export function turnOpened(turnId: string): void {
 export function currentAgent(): string | undefined {
   return currentLogContext()?.agent;
 }
+
+export type CrossReplicaWaitOutcome = 'taken' | 'cancelled' | 'conflict';
+
+/** A turn waited for its session, busy on another replica (issue 24: one turn per session across replicas). */
+export function recordCrossReplicaWait(seconds: number, outcome: CrossReplicaWaitOutcome): void {
+  telemetry.metrics?.sessionCrossReplicaWait.labels(outcome).observe(seconds);
+}
