@@ -185,6 +185,13 @@ function chaos(tools: HostToolPaths) {
         WHERE u.role = 'user' AND u.status <> 'ok'
           AND EXISTS (SELECT 1 FROM messages a WHERE a.turn_id = u.turn_id AND a.role = 'assistant' AND a.status = 'ok')`,
     );
+    // The ledger closes every attempt: one a kill cut short is `interrupted` (by start-up recovery, or by whoever
+    // takes the turn over), never left `started` (usage would count it in flight for ever).
+    const { rows: leftStarted } = await sql.query<{ content: string; status: string; calls: string; answered: boolean }>(
+      `SELECT u.content, u.status, (SELECT string_agg(c.status, ',' ORDER BY c.id) FROM llm_calls c WHERE c.turn_id = u.turn_id) AS calls,
+              EXISTS (SELECT 1 FROM messages a WHERE a.turn_id = u.turn_id AND a.role = 'assistant' AND a.status = 'ok') AS answered
+         FROM messages u WHERE u.role = 'user' AND EXISTS (SELECT 1 FROM llm_calls l WHERE l.turn_id = u.turn_id AND l.status = 'started')`,
+    );
     const answeredBy = new Map(answeredAt.map((r) => [r.content, new Date(r.at).getTime()]));
     const askedAfterAnswer = llm.requests.filter((r) => r.at > (answeredBy.get(lastUser(r)) ?? Infinity)).map(lastUser);
     const reaskedBeyondPromise = reasked.filter(([text, n]) => n - 1 > (cutShort.get(text) ?? 0)).map(([text, n]) => `${text} ×${n}`);
@@ -249,6 +256,7 @@ function chaos(tools: HostToolPaths) {
       reaskedBeyondPromise: reaskedBeyondPromise.length,
       askedAfterAnswer: askedAfterAnswer.length,
       answeredButMarkedInterrupted: answeredButInterrupted.length,
+      callsLeftStarted: leftStarted.map((r) => `${r.content} (${r.status}, answered ${r.answered}): calls ${r.calls}`),
       telegramConflicts: tg.conflicts.length,
       discordPeakConnections: dc.peakConnections,
       ledger: Object.fromEntries(ledger.map((l) => [l.status, l.n])),
@@ -267,6 +275,7 @@ function chaos(tools: HostToolPaths) {
     expect(strays.length).toBeLessThanOrEqual(orphaned[0].n);
     expect(reaskedBeyondPromise).toEqual([]);
     expect(askedAfterAnswer).toEqual([]);
+    expect(leftStarted.map((r) => `${r.content} (${r.status}, answered ${r.answered}): calls ${r.calls}`)).toEqual([]);
     expect(answeredButInterrupted.map((r) => `${r.content}: ${r.status}`)).toEqual([]);
     expect(repeatedInOneRequest.map(lastUser)).toEqual([]);
     expect(
