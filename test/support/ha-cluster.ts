@@ -23,6 +23,12 @@ export interface HaClusterOptions {
   replicas?: number;
   /** Extra config.yaml content, the same for every replica. */
   config?: Record<string, unknown>;
+  /**
+   * Config of replica i in its `life`th process (0 at the first start, +1 each restart), merged over
+   * `config` and written before each start: e.g. a Telegram api_root prefix per life, so the fake Bot
+   * API tells a restarted replica's polls from its dead predecessor's.
+   */
+  configOf?: (i: number, life: number) => Record<string, unknown>;
   env?: NodeJS.ProcessEnv;
   logLevel?: SpawnOptions['logLevel'];
 }
@@ -38,6 +44,8 @@ export interface HaCluster {
   kill9(i: number): Promise<void>;
   /** Starts replica i again on its port (HAProxy's config names the ports), after killing it if it runs. */
   restart(i: number): Promise<void>;
+  /** How many times replica i was restarted (its `life` in configOf). */
+  life(i: number): number;
   /** Resolves once HAProxy's health checks see `count` replicas up (default all that run). */
   balancedOver(count?: number): Promise<void>;
   /** What HAProxy printed (its alerts go to stderr). */
@@ -107,7 +115,9 @@ export async function startHaCluster(options: HaClusterOptions): Promise<HaClust
     models: { fake: { provider: 'openai-compatible', base_url: options.llmUrl, api_key: 'sk-test', model: 'fake-model' } },
     ...options.config,
   };
-  for (const home of homes) writeFileSync(join(home, 'config.yaml'), stringify(config));
+  const lives = homes.map(() => 0);
+  const writeConfig = (i: number) =>
+    writeFileSync(join(homes[i], 'config.yaml'), stringify({ ...config, ...options.configOf?.(i, lives[i]) }));
   const ports = await Promise.all(homes.map(() => freePort()));
   const envOf = (i: number): NodeJS.ProcessEnv => ({
     PATH: process.env.PATH,
@@ -116,7 +126,10 @@ export async function startHaCluster(options: HaClusterOptions): Promise<HaClust
     DATABASE_URL: options.databaseUrl,
     ...options.env,
   });
-  const spawnReplica = (i: number) => spawnGateway(envOf(i), 50_000, { port: ports[i], logLevel: options.logLevel });
+  const spawnReplica = (i: number) => {
+    writeConfig(i);
+    return spawnGateway(envOf(i), 50_000, { port: ports[i], logLevel: options.logLevel });
+  };
 
   const replicas: (GatewayProcess | undefined)[] = new Array<GatewayProcess | undefined>(count).fill(undefined);
   const started = await Promise.allSettled(homes.map((_, i) => spawnReplica(i)));
@@ -165,6 +178,7 @@ export async function startHaCluster(options: HaClusterOptions): Promise<HaClust
     restart: async (i) => {
       await replicas[i]?.kill9();
       replicas[i] = undefined;
+      lives[i]++;
       replicas[i] = await spawnReplica(i);
     },
     balancedOver: async (want = replicas.filter(Boolean).length) => {
@@ -185,6 +199,7 @@ export async function startHaCluster(options: HaClusterOptions): Promise<HaClust
         20_000,
       );
     },
+    life: (i) => lives[i],
     balancerOutput: () => balancerOut,
     stop,
   };
