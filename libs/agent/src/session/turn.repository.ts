@@ -305,7 +305,10 @@ ${ledger}
 
   /**
    * Replaces what an unfinished turn left behind (partial answers, tool rows) so it runs again from
-   * its user message, which stays the one stored row for it; returns the history before it.
+   * its user message, which stays the one stored row for it; returns the history before it. A model
+   * call of the earlier run still `started` died with it (the caller holds the session, so nothing runs
+   * that turn now): it is closed as interrupted here, since start-up recovery of the dead replica, if it
+   * ever comes, finds the turn no longer pending and would leave the row `started` for ever.
    */
   async reopenTurn(t: LinkedTurn, historyLimit: number): Promise<StoredMessage[]> {
     const { rows } = await this.db.query<{ history: StoredMessage[] }>(
@@ -313,6 +316,9 @@ ${ledger}
          DELETE FROM messages WHERE session_id = $1 AND turn_id = $2 AND role <> 'user'
        ), u AS (
          UPDATE messages SET status = 'pending' WHERE session_id = $1 AND turn_id = $2 AND role = 'user'
+       ), c AS (
+         UPDATE llm_calls SET status = 'interrupted', error_code = 'process_exited'
+          WHERE session_id = $1 AND turn_id = $2 AND status = 'started'
        )
        SELECT coalesce(json_agg(h ORDER BY h.seq), '[]'::json) AS history FROM (
          SELECT seq, turn_id AS "turnId", role, content, tool_calls AS "toolCalls", tool_call_id AS "toolCallId",
