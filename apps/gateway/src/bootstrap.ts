@@ -10,6 +10,7 @@ import { telemetry } from '@nestclaw/observability';
 import { GatewayModule } from './gateway.module';
 import { fastifyErrorOptions } from './errors/fastify-errors';
 import { addressInUse, assertAddressFree } from './http/address-in-use';
+import { closeDraining } from './http/drain-on-close';
 import { assertEmbeddedDatabaseOwned } from './http/embedded-single-process';
 import { acceptJsonBodiesOnly } from './http/json-bodies-only';
 import { configSecrets, gatewayLogger } from './observability/gateway-logger';
@@ -102,7 +103,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     url,
     close: async () => {
       forget();
-      await app.close();
+      await closeDraining(app.getHttpServer() as Server, () => app.close());
     },
   };
 }
