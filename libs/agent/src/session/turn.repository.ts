@@ -332,29 +332,28 @@ ${ledger}
   /**
    * At start-up: turns left open by a crash are marked interrupted. Returns how many. Not a turn a live
    * replica is running (the session's hold names that turn and a replica alive, or this one), nor one
-   * paused for a pending tool approval: it resumes when the approval is decided. `dead`: replicas known
-   * gone before their row goes stale (this host's processes that no longer exist); their holds are released.
+   * paused for a pending tool approval: it resumes when the approval is decided. Holds of replicas no longer
+   * alive (stale, or forgotten at start-up as proven gone) are released in the same statement.
    */
-  async interruptOpenTurns(me: string, dead: string[] = []): Promise<{ turns: number; calls: number }> {
+  async interruptOpenTurns(me: string): Promise<{ turns: number; calls: number }> {
     // A call row still `started` belongs to a turn that never closed: its attempt died with the process.
     const { rows } = await this.db.query<{ turns: string; calls: string }>(
       `WITH t AS (
          UPDATE messages m SET status = 'interrupted' FROM sessions s
           WHERE m.status = 'pending' AND s.id = m.session_id
-            AND NOT coalesce(s.turn_id = m.turn_id AND (s.turn_replica = $1
-                  OR (s.turn_replica <> ALL($2::text[]) AND nestclaw_replica_alive(s.turn_replica))), false)
+            AND NOT coalesce(s.turn_id = m.turn_id AND (s.turn_replica = $1 OR nestclaw_replica_alive(s.turn_replica)), false)
             AND NOT EXISTS (SELECT 1 FROM tool_approvals a WHERE a.turn_id = m.turn_id AND a.status = 'pending')
          RETURNING m.session_id, m.turn_id
        ), h AS (
          UPDATE sessions SET turn_replica = NULL, turn_id = NULL, turn_since = NULL
-          WHERE cardinality($2::text[]) > 0 AND turn_replica = ANY($2::text[])
+          WHERE turn_replica IS NOT NULL AND turn_replica <> $1 AND NOT nestclaw_replica_alive(turn_replica)
        ), c AS (
          UPDATE llm_calls SET status = 'interrupted', error_code = 'process_exited'
           WHERE status = 'started' AND session_id IN (SELECT session_id FROM t) AND turn_id IN (SELECT turn_id FROM t)
          RETURNING 1
        )
        SELECT (SELECT count(*) FROM t) AS turns, (SELECT count(*) FROM c) AS calls`,
-      [me, dead],
+      [me],
     );
     return { turns: Number(rows[0].turns), calls: Number(rows[0].calls) };
   }

@@ -39,10 +39,11 @@ export class OpenStage {
 
   /**
    * At start-up: turns left open by a crash are marked interrupted (one paused for an approval resumes on its
-   * decision); never one another live replica is running now (its hold on the session names it).
+   * decision); never one another live replica is running now (its hold on the session names it). Replicas
+   * proven gone were forgotten by ReplicaRegistry's start-up just before, so their turns count as left.
    */
   async interruptLeftovers(): Promise<void> {
-    const n = await this.sessions.interruptOpenTurns(this.hold.replica, await this.hold.provenDead());
+    const n = await this.sessions.interruptOpenTurns(this.hold.replica);
     if (n.turns > 0)
       this.logger.warn(`${n.turns} turn(s) and ${n.calls} model call(s) left open by an earlier crash were marked interrupted`);
   }

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
 import { configSchema } from '@nestclaw/config';
 import { DatabaseNotifications, ReplicaRegistry } from '@nestclaw/db';
 import { IntDatabase, openIntDatabase, uniqueId } from '@nestclaw/testing';
@@ -201,30 +200,30 @@ describe('SessionHold: one turn per session across replicas (real database, two 
     await call.commit();
 
     // B starts: what it finds open is interrupted, unless a live replica is running it.
-    await b.turns.interruptOpenTurns(b.id, []);
+    await b.turns.interruptOpenTurns(b.id);
     const status = async (turnId: string) =>
       (await int.db.query<{ status: string }>(`SELECT status FROM messages WHERE turn_id = $1 AND role = 'user'`, [turnId])).rows[0].status;
     expect(await status(live.turnId)).toBe('pending');
     expect(await status(leftTurn)).toBe('interrupted');
     const calls = await int.db.query<{ status: string }>(`SELECT status FROM llm_calls WHERE turn_id = $1`, [live.turnId]);
     expect(calls.rows).toEqual([{ status: 'started' }]);
-
-    // A replica known gone (a process of this host that exited) loses its turns and holds at once.
-    await b.turns.interruptOpenTurns(b.id, [a.id]);
-    expect(await status(live.turnId)).toBe('interrupted');
-    expect((await holdOf(running)).turn_replica).toBeNull();
-    a.hold.closed(running, live.turnId);
+    // The dead replica's hold on its session was released with its turn.
+    expect((await holdOf(left)).turn_replica).toBeNull();
+    await close(a, running, live.turnId, 'echo: running on A');
   });
 
-  it('proves dead at start-up a replica of this host whose process is gone and that stopped beating, not one that beats', async () => {
-    const gone = `gone-${uniqueId('r')}`;
-    // Not stale yet (seen just now), but no such process: a gateway killed a moment before this one started.
-    await int.db.query(`INSERT INTO replicas (id, host, pid, version) VALUES ($1, $2, 999999999, 't')`, [gone, hostname()]);
-    // B shares this process's pid (as containers sharing a hostname may): it is a candidate too, but it beats.
-    const dead = await a.hold.provenDead();
-    expect(dead).toContain(gone);
-    expect(dead).not.toContain(b.id);
-    await int.db.query(`DELETE FROM replicas WHERE id = $1`, [gone]);
+  it('interrupts at once the turns of a replica whose row is gone (forgotten at start-up as proven dead), not yet stale', async () => {
+    const c = await replica();
+    const s = uniqueId('s');
+    const turn = open(c, s, 'running on C');
+    await turn.opened;
+    await c.registry.beforeApplicationShutdown(); // its row goes, as ReplicaRegistry's start-up forgets a killed one's
+    await c.notifications.beforeApplicationShutdown();
+    await b.turns.interruptOpenTurns(b.id);
+    expect((await int.db.query<{ status: string }>(`SELECT status FROM messages WHERE turn_id = $1`, [turn.turnId])).rows).toEqual([
+      { status: 'interrupted' },
+    ]);
+    expect((await holdOf(s)).turn_replica).toBeNull();
   });
 
   it('releases a hold the turn took when the lane moves on without a closing statement (an error, a pause)', async () => {

@@ -1,9 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { NestclawError } from '@nestclaw/common';
 import { ConfigService } from '@nestclaw/config';
-import { DatabaseNotifications, REPLICA_BEAT_MS, ReplicaRegistry } from '@nestclaw/db';
+import { DatabaseNotifications, ReplicaRegistry } from '@nestclaw/db';
 import { recordCrossReplicaWait } from '@nestclaw/observability';
-import { hostname } from 'node:os';
 import { TurnRepository, type SessionBusy } from '../session/turn.repository';
 
 /**
@@ -132,23 +131,6 @@ export class SessionHold {
       .catch((e: unknown) => this.logger.warn(`could not release session ${sessionId}: ${(e as Error).message}`));
   }
 
-  /**
-   * Replicas certainly gone although their rows are not stale yet, so start-up recovery need not wait 6 s
-   * for them (a gateway restarted at once after a kill): a replica of this host whose process no longer
-   * exists, or that had this very pid (a restarted container's pid 1), and that stopped beating. The second
-   * condition costs a beat's wait, only when there is such a candidate: containers sharing a hostname but
-   * not a pid namespace (host networking) see each other's processes as gone, yet keep beating.
-   */
-  async provenDead(): Promise<string[]> {
-    const candidates = (await this.replicas.list()).filter(
-      (r) => r.alive && r.id !== this.replica && r.host === hostname() && (r.pid === process.pid || !processExists(r.pid)),
-    );
-    if (!candidates.length) return [];
-    await new Promise((r) => setTimeout(r, REPLICA_BEAT_MS + 500));
-    const now = new Map((await this.replicas.list()).map((r) => [r.id, r.lastSeen.getTime()]));
-    return candidates.filter((c) => (now.get(c.id) ?? 0) <= c.lastSeen.getTime()).map((c) => c.id);
-  }
-
   private taken<T>(sessionId: string, turnId: string, r: T): T {
     if (r !== null) this.held.set(sessionId, turnId);
     return r;
@@ -167,13 +149,4 @@ function busyTooLong(sessionId: string, holder: string, boundMs: number): Nestcl
     `Session "${sessionId}" has been busy with a turn on replica ${holder} for more than ${Math.round(boundMs / 1000)} s. ` +
       'Send the message again later; if this persists, check that replica (GET /v1/cluster, nestclaw doctor).',
   );
-}
-
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
