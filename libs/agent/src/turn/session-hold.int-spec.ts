@@ -67,6 +67,18 @@ describe('SessionHold: one turn per session across replicas (real database, two 
     r.hold.closed(sessionId, turnId);
   }
 
+  /** A turn opened (holding its session) by a replica dead for 7 s, and never closed: what a kill leaves. */
+  async function leftByDeadReplica(sessionId: string, content: string): Promise<{ dead: string; turnId: string }> {
+    const dead = `dead-${uniqueId('r')}`;
+    await int.db.query(
+      `INSERT INTO replicas (id, host, pid, version, last_seen) VALUES ($1, 'elsewhere', 1, 't', now() - interval '7 seconds')`,
+      [dead],
+    );
+    const turnId = randomUUID();
+    await a.turns.openTurn({ sessionId, turnId, agentId: 'main', content, channel: 'http', create: true, historyLimit: 50, replica: dead });
+    return { dead, turnId };
+  }
+
   const holdOf = async (sessionId: string) =>
     (
       await int.db.query<{ turn_replica: string | null; turn_id: string | null; turn_next: string | null }>(
@@ -147,22 +159,7 @@ describe('SessionHold: one turn per session across replicas (real database, two 
 
   it('takes over the hold of a dead replica at once, marking its unfinished turn interrupted', async () => {
     const s = uniqueId('s');
-    const dead = `dead-${uniqueId('r')}`;
-    await int.db.query(
-      `INSERT INTO replicas (id, host, pid, version, last_seen) VALUES ($1, 'elsewhere', 1, 't', now() - interval '7 seconds')`,
-      [dead],
-    );
-    const cut = randomUUID();
-    await a.turns.openTurn({
-      sessionId: s,
-      turnId: cut,
-      agentId: 'main',
-      content: 'cut short',
-      channel: 'http',
-      create: true,
-      historyLimit: 50,
-      replica: dead,
-    });
+    const { dead, turnId: cut } = await leftByDeadReplica(s, 'cut short');
     await a.turns.openCall(s, cut, { modelName: 'm', provider: 'p', model: 'm', attempt: 1, isFallback: false }).then((c) => c.commit());
     expect((await holdOf(s)).turn_replica).toBe(dead);
 
@@ -180,22 +177,7 @@ describe('SessionHold: one turn per session across replicas (real database, two 
     const left = uniqueId('s');
     const live = open(a, running, 'running on A');
     await live.opened;
-    const dead = `dead-${uniqueId('r')}`;
-    await int.db.query(
-      `INSERT INTO replicas (id, host, pid, version, last_seen) VALUES ($1, 'elsewhere', 1, 't', now() - interval '7 seconds')`,
-      [dead],
-    );
-    const leftTurn = randomUUID();
-    await a.turns.openTurn({
-      sessionId: left,
-      turnId: leftTurn,
-      agentId: 'main',
-      content: 'left',
-      channel: 'http',
-      create: true,
-      historyLimit: 50,
-      replica: dead,
-    });
+    const { turnId: leftTurn } = await leftByDeadReplica(left, 'left');
     const call = await a.turns.openCall(running, live.turnId, { modelName: 'm', provider: 'p', model: 'm', attempt: 1, isFallback: false });
     await call.commit();
 
