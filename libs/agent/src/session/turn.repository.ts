@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseService } from '@nestclaw/db';
 import type { AttemptStart, LlmCallRecord, OpenCall } from '@nestclaw/provider';
+import type { AuditEntry } from '@nestclaw/tool';
 import type { HoldOutcome, LinkedTurn, OpenTurn, StoredMessage, StoredSummary, TurnProgress } from './session.types';
 
 /** What `openTurn` returns: the session's agent, the history before the message and its active summaries. */
@@ -239,6 +240,9 @@ ${ledger}
       ), l AS (
         INSERT INTO conversation_log (direction, channel, endpoint_id, session_id, content)
         SELECT 'out', $25, $26, $1, $27 WHERE $24::text IS NOT NULL
+      ), a AS (
+        INSERT INTO audit_log (actor, action, target, outcome, duration_ms, session_id, detail)
+        SELECT * FROM unnest($29::text[], $30::text[], $31::text[], $32::text[], $33::int[], $34::text[], $35::jsonb[])
       )
       SELECT base FROM s`;
     const values = [
@@ -270,6 +274,7 @@ ${ledger}
       p.close?.endpointId ?? null,
       p.close?.reply ?? null,
       calls.map((c) => c.ledgerId ?? null),
+      ...auditColumns(p.audit ?? []),
     ];
     await this.db.query(sql, values, { name: onlyUpdates ? 'nestclaw_complete_turn' : 'nestclaw_record_progress' });
   }
@@ -373,4 +378,17 @@ ${ledger}
     );
     return { history: history.rows, turn: turn.rows };
   }
+}
+
+/** Audit entries as the seven arrays the progress statement unnests ($29–$35), as AuditRepository.record stores one. */
+function auditColumns(entries: AuditEntry[]): unknown[] {
+  return [
+    entries.map((e) => e.actor),
+    entries.map((e) => e.action),
+    entries.map((e) => e.target.slice(0, 2000)),
+    entries.map((e) => e.outcome),
+    entries.map((e) => e.durationMs ?? null),
+    entries.map((e) => e.sessionId ?? null),
+    entries.map((e) => (e.detail ? JSON.stringify(e.detail) : null)),
+  ];
 }
