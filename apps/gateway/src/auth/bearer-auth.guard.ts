@@ -2,17 +2,17 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { NestclawError } from '@nestclaw/common';
-import { Principal, PrincipalResolver, Scope } from '@nestclaw/security';
+import { Principal, PrincipalResolver } from '@nestclaw/security';
 import { bearerToken } from './bearer-token';
 import { IS_PUBLIC } from './public.decorator';
-import { REQUIRED_SCOPE } from './require-scope.decorator';
+import { ANY_SCOPE, REQUIRED_SCOPE, RouteScope } from './require-scope.decorator';
 import { TokenRateLimit } from './token-rate-limit';
 
 /**
  * Every route needs a bearer token unless marked @Public(), and the token must hold the route's
- * scope (@RequireScope, default `chat`). The owner token holds every scope; paired tokens hold the
- * scopes they were issued with and are rate limited (`security.rate_limit.per_token`). The caller is
- * attached to the request as `principal`.
+ * scope (@RequireScope, default `chat`; `any` lets every valid token in). The owner token holds
+ * every scope; paired tokens hold the scopes they were issued with and are rate limited
+ * (`security.rate_limit.per_token`). The caller is attached to the request as `principal`.
  */
 @Injectable()
 export class BearerAuthGuard implements CanActivate {
@@ -34,8 +34,9 @@ export class BearerAuthGuard implements CanActivate {
       throw new NestclawError('unauthorized', 'Missing bearer token: send "Authorization: Bearer <token>" (see `nestclaw token`)');
     const principal = await this.principals.resolve(token);
     if (!principal) throw new NestclawError('unauthorized', 'Invalid or revoked bearer token');
-    const scope = this.reflector.getAllAndOverride<Scope | undefined>(REQUIRED_SCOPE, targets) ?? 'chat';
-    if (!principal.scopes.includes(scope)) throw new NestclawError('forbidden', `This token lacks the "${scope}" scope`);
+    const scope = this.reflector.getAllAndOverride<RouteScope | undefined>(REQUIRED_SCOPE, targets) ?? 'chat';
+    if (scope !== ANY_SCOPE && !principal.scopes.includes(scope))
+      throw new NestclawError('forbidden', `This token lacks the "${scope}" scope`);
     const waitMs = await this.rateLimit.hit(principal);
     if (waitMs > 0) {
       void http.getResponse<FastifyReply>().header('retry-after', String(Math.ceil(waitMs / 1000)));
