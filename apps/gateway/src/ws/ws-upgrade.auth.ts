@@ -38,7 +38,7 @@ export class WsUpgradeAuth {
   ) {}
 
   async verify(req: IncomingMessage): Promise<UpgradeVerdict> {
-    const token = bearerToken(req, true);
+    const token = bearerToken(req);
     let session: WebSession | null = null;
     if (!token && req.headers.authorization === undefined) {
       try {
@@ -49,7 +49,13 @@ export class WsUpgradeAuth {
       }
     }
     if (!token && !session) {
-      return { ok: false, status: 401, code: 'unauthorized', message: 'Missing token: send "Authorization: Bearer <token>" or ?token=' };
+      return {
+        ok: false,
+        status: 401,
+        code: 'unauthorized',
+        message:
+          'Missing token: send "Authorization: Bearer <token>" (a token in the URL is refused), or sign in with the browser (`nestclaw ui`)',
+      };
     }
     const principal = session ? session.principal : await this.principals.resolve(token);
     if (!principal) return { ok: false, status: 401, code: 'unauthorized', message: 'Invalid or revoked token' };
