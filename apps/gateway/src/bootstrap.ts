@@ -14,6 +14,7 @@ import { closeDraining } from './http/drain-on-close';
 import { assertEmbeddedDatabaseOwned } from './http/embedded-single-process';
 import { acceptJsonBodiesOnly } from './http/json-bodies-only';
 import { configSecrets, gatewayLogger } from './observability/gateway-logger';
+import { serveUiFiles } from './ui/ui-files';
 import { GatewayWsAdapter } from './ws/gateway-ws.adapter';
 import { WsUpgradeAuth } from './ws/ws-upgrade.auth';
 
@@ -57,6 +58,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   preloadTokenizer();
   const adapter = new FastifyAdapter({ bodyLimit: config.server.body_limit, trustProxy: false, ...fastifyErrorOptions() });
   acceptJsonBodiesOnly(adapter);
+  serveUiFiles(adapter);
   const logger = gatewayLogger(config, env, logLevels);
   const app = await NestFactory.create<NestFastifyApplication>(
     GatewayModule.forRoot({ path: configPath, env, watch: options.watchConfig, loaded: config }),

@@ -34,6 +34,7 @@ import { ProvidersController } from './providers/providers.controller';
 import { SessionsController } from './sessions/sessions.controller';
 import { TokensController } from './tokens/tokens.controller';
 import { UsageController } from './usage/usage.controller';
+import { UiController } from './ui/ui.controller';
 import { ChatWsGateway } from './ws/chat.ws-gateway';
 import { WsUpgradeAuth } from './ws/ws-upgrade.auth';
 import { CronController } from './cron/cron.controller';
@@ -87,6 +88,7 @@ export class GatewayModule {
         MemoryController,
         ReindexController,
         ClusterController,
+        UiController,
       ],
       providers: [
         { provide: APP_GUARD, useClass: BearerAuthGuard },
