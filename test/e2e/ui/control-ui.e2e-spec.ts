@@ -11,7 +11,7 @@ import { describeWithHostTools } from '../../support/host-tools';
 declare const window: { __pwned?: string };
 declare const document: {
   cookie: string;
-  documentElement: { lang: string };
+  documentElement: { lang: string; dataset: { theme?: string } };
   querySelectorAll(selector: string): { length: number };
   getElementById(id: string): unknown;
 };
@@ -121,7 +121,7 @@ describeWithHostTools(['chromium'], 'control UI in a real browser', (tools) => {
     );
     expect(done.reply).toContain('wrote 40 bytes to ui-approved.txt');
     await page.locator('.message.assistant', { hasText: 'wrote 40 bytes to ui-approved.txt' }).waitFor();
-    await card.getByText('Approved').waitFor();
+    await card.getByText('Approved', { exact: true }).waitFor();
     const { approvals } = (await (await h.api('/v1/approvals?status=approved')).json()) as {
       approvals: { input: unknown; decidedBy: string }[];
     };
@@ -174,6 +174,29 @@ describeWithHostTools(['chromium'], 'control UI in a real browser', (tools) => {
     await page.reload();
     await page.locator('.message.assistant', { hasText: 'echo: 你好' }).waitFor();
     await page.locator('.tool-card', { hasText: 'file_write' }).waitFor();
+  });
+
+  it('shows what was streamed, marked interrupted, after a reload in the middle of an answer', async () => {
+    // The socket's turns end with it (apps/gateway/src/ws): the reload interrupts the turn, and the
+    // page shows the stored part of the answer instead of losing it.
+    h.llm.enqueue({ kind: 'text', text: 'slow answer '.repeat(40), tokenDelayMs: 50 });
+    const before = socket.received.length;
+    await page.getByLabel('Message').fill('a slow one');
+    await page.getByLabel('Message').press('Enter');
+    await eventually('a few streamed tokens', () => socket.received.slice(before).filter((f) => f.type === 'token').length > 3);
+    await page.reload();
+    const answer = page.locator('.message.assistant', { hasText: 'slow answer' });
+    await answer.getByText(/^Interrupted:/).waitFor();
+    expect(await answer.locator('.markdown').textContent()).toMatch(/^slow answer /);
+  });
+
+  it('switches to the dark theme and remembers it', async () => {
+    await page.getByLabel('Theme').selectOption('dark');
+    expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
+    await page.reload();
+    await page.getByRole('heading', { name: 'Chat' }).waitFor();
+    expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
+    await page.getByLabel('Theme').selectOption('system');
   });
 
   it('shows every label in 简体中文 once chosen, and remembers the choice', async () => {

@@ -25,6 +25,7 @@ function ItemView({ item, onApprovalDecided }: { item: Item } & Pick<Props, 'onA
           <h3 class="who">{t('chat.assistant')}</h3>
           <MarkdownView text={item.text} />
           {item.streaming && <p class="hint">{t('chat.streaming')}</p>}
+          {item.interrupted && <p class="hint">{t('chat.interrupted')}</p>}
         </article>
       );
     case 'tool':

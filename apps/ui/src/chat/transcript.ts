@@ -5,7 +5,7 @@ export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired';
 /** One entry of the conversation as the page shows it. */
 export type Item =
   | { kind: 'user'; key: string; text: string }
-  | { kind: 'assistant'; key: string; text: string; streaming: boolean }
+  | { kind: 'assistant'; key: string; text: string; streaming: boolean; interrupted?: boolean }
   | { kind: 'tool'; key: string; callId: string; name: string; input: unknown; output?: string; isError?: boolean }
   | {
       kind: 'approval';
@@ -47,7 +47,7 @@ export function fromStored(messages: StoredMessage[]): Item[] {
     const key = `m${m.seq}`;
     if (m.role === 'user') items.push({ kind: 'user', key, text: m.content });
     if (m.role === 'assistant') {
-      if (m.content) items.push({ kind: 'assistant', key, text: m.content, streaming: false });
+      if (m.content) items.push({ kind: 'assistant', key, text: m.content, streaming: false, interrupted: m.status === 'interrupted' });
       for (const call of m.toolCalls ?? [])
         items.push({ kind: 'tool', key: `${key}-${call.id}`, callId: call.id, name: call.name, input: parsedArguments(call.arguments) });
     }

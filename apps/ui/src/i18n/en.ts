@@ -40,6 +40,7 @@ export const en = {
   'chat.streaming': 'Writing…',
   'chat.running': 'A reply is still being written in this session; it appears here when it is done.',
   'chat.cancelled': 'Stopped.',
+  'chat.interrupted': 'Interrupted: the answer stopped here (stopped, or the page was closed or reloaded while it was written).',
   'chat.error': 'Error: {message}',
   'chat.connecting': 'Connecting…',
   'chat.offline': 'Connection lost; reconnecting…',

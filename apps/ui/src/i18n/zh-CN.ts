@@ -41,6 +41,7 @@ export const zhCN: Record<MessageKey, string> = {
   'chat.streaming': '正在输出…',
   'chat.running': '此会话中仍有回复正在生成，完成后会显示在这里。',
   'chat.cancelled': '已停止。',
+  'chat.interrupted': '已中断：回答在此处停止（被停止，或在生成时关闭或刷新了页面）。',
   'chat.error': '错误：{message}',
   'chat.connecting': '正在连接…',
   'chat.offline': '连接已断开，正在重连…',

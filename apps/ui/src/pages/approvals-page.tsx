@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, messageOf } from '../api';
 import { ApprovalCard } from '../chat/approval-card';
 import type { ApprovalStatus } from '../chat/transcript';
-import { t } from '../i18n/i18n';
+import { language, t } from '../i18n/i18n';
 
 interface Approval {
   id: string;
@@ -20,7 +20,7 @@ interface Approval {
   decidedBy: string | null;
 }
 
-const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '');
+const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString(language()) : '');
 
 /** Pending tool calls with their full input, decided here; and the last decisions with who made them. */
 export function ApprovalsPage() {

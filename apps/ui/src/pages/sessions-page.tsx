@@ -3,7 +3,7 @@ import { api, messageOf } from '../api';
 import { TranscriptView } from '../chat/transcript-view';
 import { fromStored, Item, StoredMessage } from '../chat/transcript';
 import { continueSession } from '../chat/use-chat';
-import { t } from '../i18n/i18n';
+import { language, t } from '../i18n/i18n';
 import { navigate } from '../router';
 
 interface SessionSummary {
@@ -66,7 +66,7 @@ export function SessionsPage() {
                   <td>
                     <button type="button" class="link-button" onClick={() => void openTranscript(s.id).catch(fail)}>
                       <span class="visually-hidden">{t('sessions.open', { id: s.title ?? s.id })}</span>
-                      <span aria-hidden="true">{new Date(s.updatedAt).toLocaleString()}</span>
+                      <span aria-hidden="true">{new Date(s.updatedAt).toLocaleString(language())}</span>
                     </button>
                   </td>
                   <td>{s.agentId}</td>
