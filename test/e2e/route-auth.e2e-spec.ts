@@ -5,8 +5,9 @@ import { concrete, nestRoutes, Route } from '../support/route-table';
 type ErrorBody = { error: { code: string } };
 
 /** Only these answer without a token: the liveness probe and the trade of a one-time pairing code. */
-// The probes (liveness, readiness) answer orchestrators without a token; the pairing exchange is how a token is got.
-// The control UI's static files (apps/gateway/src/ui) hold no data: the page asks the API, which needs the session.
+// The probes (liveness, readiness) answer orchestrators without a token; the pairing exchange is how a token is got;
+// browser sign-in trades a token or login code (in the body) for a session cookie. The control UI's static files
+// (apps/gateway/src/ui) hold no data: the page asks the API, which needs the session.
 const PUBLIC_ROUTES = [
   'GET /',
   'GET /approvals',
@@ -16,6 +17,7 @@ const PUBLIC_ROUTES = [
   'GET /health/live',
   'GET /health/ready',
   'GET /sessions',
+  'POST /v1/auth/session',
   'POST /v1/pair',
 ];
 
@@ -64,7 +66,7 @@ describe('bearer auth on every route', () => {
     expect(serverRoutes(h)).toEqual(routes.map((r) => `${r.method} ${r.path}`).sort());
   });
 
-  it("leaves only the health probes, the pairing-code exchange and the control UI's files public", () => {
+  it("leaves only the health probes, the pairing-code exchange, browser sign-in and the control UI's files public", () => {
     expect(
       routes
         .filter((r) => r.isPublic)
