@@ -94,6 +94,25 @@ describeWithHostTools(['chromium'], 'control UI in a real browser', (tools) => {
     expect(cookies.every((c) => c.httpOnly && !c.value.includes(TEST_TOKEN))).toBe(true);
   });
 
+  it('signs in from a login link, taking the one-time code out of the address bar', async () => {
+    const { code } = (await (await h.api('/v1/auth/login-codes', { json: {} })).json()) as { code: string };
+    const other = await browser.newContext();
+    const linked = await other.newPage();
+    await linked.goto(`${h.gateway.url}/#login=${code}`);
+    await linked.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Sessions' }).waitFor();
+    expect(linked.url()).toBe(`${h.gateway.url}/`);
+    // Single use: the same link again lands on the sign-in form with the reason.
+    const again = await other.newPage();
+    await other.clearCookies();
+    await again.goto(`${h.gateway.url}/#login=${code}`);
+    await again
+      .getByRole('alert')
+      .getByText(/^Sign-in failed:/)
+      .waitFor();
+    expect(again.url()).toBe(`${h.gateway.url}/`);
+    await other.close();
+  });
+
   it('streams an answer over the WebSocket and renders it as Markdown', async () => {
     h.llm.enqueue({ kind: 'text', text: 'Here is **bold** and a [link](https://example.com/docs).\n\n- one\n- two', tokenDelayMs: 15 });
     const done = await chat('hello from the browser');

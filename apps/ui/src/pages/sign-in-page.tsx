@@ -11,12 +11,16 @@ export function SignInPage({ onSignedIn, initialError }: { onSignedIn: (s: Signe
   const [secret, setSecret] = useState('');
   const [kind, setKind] = useState<'token' | 'code'>('token');
   const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(initialError);
+  const [error, setError] = useState<string | null>(null);
+  // The login link's failure (from the app, possibly after this form first rendered) until the form is used.
+  const [attempted, setAttempted] = useState(false);
+  const shown = attempted ? error : initialError;
   const submit = async (e: Event) => {
     e.preventDefault();
     const value = secret.trim();
     if (!value) return;
     setBusy(true);
+    setAttempted(true);
     setError(null);
     try {
       const session = await signIn(kind === 'token' ? { token: value } : { code: value });
@@ -57,9 +61,9 @@ export function SignInPage({ onSignedIn, initialError }: { onSignedIn: (s: Signe
         <button type="submit" class="primary" disabled={busy}>
           {busy ? t('signIn.working') : t('signIn.submit')}
         </button>
-        {error && (
+        {shown && (
           <p class="error" role="alert">
-            {error}
+            {shown}
           </p>
         )}
       </form>
