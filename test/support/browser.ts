@@ -58,3 +58,11 @@ export async function seriousA11yViolations(page: Page): Promise<string[]> {
       .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
   });
 }
+
+/** Signs in through the page's form with `token` (the way a person does) and waits for the navigation. */
+export async function signInThroughForm(page: Page, url: string, token: string): Promise<void> {
+  await page.goto(url);
+  await page.getByLabel('Token or login code').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Chat' }).waitFor();
+}

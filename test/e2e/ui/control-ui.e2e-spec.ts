@@ -4,7 +4,7 @@ import { gzipSync } from 'node:zlib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { eventually } from '../../support/eventually';
 import { Harness, startHarness, TEST_TOKEN } from '../../support/gateway-harness';
-import { cspViolations, launchChromium, recordedPage, seriousA11yViolations, SocketLog } from '../../support/browser';
+import { cspViolations, launchChromium, recordedPage, seriousA11yViolations, signInThroughForm, SocketLog } from '../../support/browser';
 import { describeWithHostTools } from '../../support/host-tools';
 
 // What the callbacks run in the page (page.evaluate) touch: this project's TypeScript lib has no DOM.
@@ -80,10 +80,7 @@ describeWithHostTools(['chromium'], 'control UI in a real browser', (tools) => {
   });
 
   it('signs in with the token typed into the form and keeps no token in the page, its storage or its URL', async () => {
-    await page.goto(h.gateway.url);
-    await page.getByLabel('Token or login code').fill(TEST_TOKEN);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Chat' }).waitFor();
+    await signInThroughForm(page, h.gateway.url, TEST_TOKEN);
     expect(page.url()).not.toContain(TEST_TOKEN);
     const stored = await page.evaluate(() =>
       JSON.stringify({ cookie: document.cookie, local: { ...localStorage }, session: { ...sessionStorage } }),
