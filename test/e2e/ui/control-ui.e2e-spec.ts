@@ -192,18 +192,23 @@ describeWithHostTools(['chromium'], 'control UI in a real browser', (tools) => {
     await page.locator('.tool-card', { hasText: 'file_write' }).waitFor();
   });
 
-  it('shows what was streamed, marked interrupted, after a reload in the middle of an answer', async () => {
-    // The socket's turns end with it (apps/gateway/src/ws): the reload interrupts the turn, and the
-    // page shows the stored part of the answer instead of losing it.
-    h.llm.enqueue({ kind: 'text', text: 'slow answer '.repeat(40), tokenDelayMs: 50 });
+  it('re-attaches to the running turn after a reload in the middle of an answer, which completes once', async () => {
+    const text = 'a long answer that outlives the page '.repeat(12).trim();
+    h.llm.enqueue({ kind: 'text', text, tokenDelayMs: 25 });
+    const requests = h.llm.chatRequests;
     const before = socket.received.length;
     await page.getByLabel('Message').fill('a slow one');
     await page.getByLabel('Message').press('Enter');
     await eventually('a few streamed tokens', () => socket.received.slice(before).filter((f) => f.type === 'token').length > 3);
     await page.reload();
-    const answer = page.locator('.message.assistant', { hasText: 'slow answer' });
-    await answer.getByText(/^Interrupted:/).waitFor();
-    expect(await answer.locator('.markdown').textContent()).toMatch(/^slow answer /);
+    // The reloaded page finds the turn still running, subscribes to the session, and reads the answer when it ends.
+    await page.getByText('A reply is still being written in this session', { exact: false }).waitFor();
+    await page.locator('.message.assistant', { hasText: text }).waitFor({ timeout: 20_000 });
+    expect(await page.locator('.message.assistant', { hasText: 'a long answer that outlives the page' }).count()).toBe(1);
+    expect(socket.sent.filter((f) => f.type === 'subscribe').length).toBeGreaterThan(0);
+    expect(h.llm.chatRequests - requests).toBe(1);
+    const rows = await h.query<{ status: string }>(`SELECT status FROM messages WHERE role = 'assistant' AND content = $1`, [text]);
+    expect(rows).toEqual([{ status: expect.not.stringMatching(/interrupted/) }]);
   });
 
   it('switches to the dark theme and remembers it', async () => {

@@ -104,7 +104,8 @@ export function useChat(canWatch: boolean) {
     setRunningId(id);
     setItems((now) => [...now, { kind: 'user', key: `${id}-user`, text: message }]);
     socket.current?.send(
-      { type: 'chat', id, message, ...(sessionId ? { sessionId } : {}), ...(agentId && !sessionId ? { agentId } : {}) },
+      // keepRunning: a reload (which closes this socket) must not stop the turn; the next page re-attaches to it.
+      { type: 'chat', id, message, keepRunning: true, ...(sessionId ? { sessionId } : {}), ...(agentId && !sessionId ? { agentId } : {}) },
       (frame) => {
         if (frame.type === 'started' && typeof frame.sessionId === 'string') remember(frame.sessionId);
         setItems((now) => applyFrame(now, frame, errorText));
