@@ -1,8 +1,13 @@
+import WebSocket from 'ws';
+import { PairedTokenService } from '@nestclaw/security';
 import { runCli } from '../support/cli-process';
 import { Harness, startHarness, TEST_TOKEN } from '../support/gateway-harness';
 
-/** `nestclaw ui` through the real CLI process against a running gateway it finds via $NESTCLAW_HOME/gateway.json. */
-describe('nestclaw ui', () => {
+/**
+ * `nestclaw ui` through the real CLI process against a running gateway it finds via $NESTCLAW_HOME/gateway.json,
+ * and `nestclaw token revoke` (straight to the database, not through the gateway) ending a browser's session.
+ */
+describe('nestclaw ui and web sessions from the CLI', () => {
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness();
@@ -39,5 +44,26 @@ describe('nestclaw ui', () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('rejected the token');
     expect(run.stdout).toBe('');
+  });
+
+  it('`nestclaw token revoke` ends the browser sessions of that token and closes their WebSocket in the gateway', async () => {
+    const { token, info } = await h.gateway.app.get(PairedTokenService).issue('browser', ['chat']);
+    const res = await fetch(`${h.gateway.url}/v1/auth/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token }),
+    });
+    const cookie = /^nestclaw_session=([^;]+)/.exec(res.headers.getSetCookie()[0])![1];
+    const ws = new WebSocket(`${h.gateway.url.replace('http', 'ws')}/ws`, {
+      headers: { cookie: `nestclaw_session=${cookie}`, origin: h.gateway.url },
+    });
+    const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
+    await new Promise((resolve, reject) => (ws.once('open', resolve), ws.once('error', reject)));
+
+    const run = await runCli(['token', 'revoke', info.id], env(h.env));
+    expect(run.code).toBe(0);
+    expect(await closed).toBe(1008);
+    const after = await fetch(`${h.gateway.url}/v1/auth/session`, { headers: { cookie: `nestclaw_session=${cookie}` } });
+    expect(after.status).toBe(401);
   });
 });

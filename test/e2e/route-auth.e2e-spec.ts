@@ -1,4 +1,5 @@
 import { PairedTokenService, Scope, SCOPES } from '@nestclaw/security';
+import { ANY_SCOPE } from '../../apps/gateway/src/auth/require-scope.decorator';
 import { Harness, startHarness } from '../support/gateway-harness';
 import { concrete, nestRoutes, Route } from '../support/route-table';
 
@@ -86,8 +87,9 @@ describe('bearer auth on every route', () => {
   });
 
   it('answers 403 forbidden on every other route to a token without the scope it needs', async () => {
+    const scoped = routes.filter((x): x is Route & { scope: Scope } => !x.isPublic && x.scope !== ANY_SCOPE);
     const answers: string[] = [];
-    for (const r of routes.filter((x) => !x.isPublic)) {
+    for (const r of scoped) {
       const res = await fetch(`${h.gateway.url}${concrete(r.path)}`, {
         method: r.method,
         headers: { authorization: `Bearer ${lacking.get(r.scope)}` },
@@ -95,6 +97,19 @@ describe('bearer auth on every route', () => {
       const code = ((await res.json()) as ErrorBody).error?.code;
       answers.push(`${r.method} ${r.path} (${r.scope}) -> ${res.status} ${code}`);
     }
-    expect(answers).toEqual(routes.filter((x) => !x.isPublic).map((r) => `${r.method} ${r.path} (${r.scope}) -> 403 forbidden`));
+    expect(answers).toEqual(scoped.map((r) => `${r.method} ${r.path} (${r.scope}) -> 403 forbidden`));
+  });
+
+  it('lets a token holding any one scope read the API description, the only route open to every token', async () => {
+    const paired = h.gateway.app.get(PairedTokenService);
+    const open = routes.filter((r) => !r.isPublic && r.scope === ANY_SCOPE);
+    expect(open.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /v1/openapi.json']);
+    const answers: string[] = [];
+    for (const scope of SCOPES) {
+      const { token } = await paired.issue(`route sweep only ${scope}`, [scope]);
+      const res = await fetch(`${h.gateway.url}/v1/openapi.json`, { headers: { authorization: `Bearer ${token}` } });
+      answers.push(`${scope} -> ${res.status}`);
+    }
+    expect(answers).toEqual(SCOPES.map((scope) => `${scope} -> 200`));
   });
 });

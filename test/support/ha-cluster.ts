@@ -1,6 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freeLoopbackPort } from '@nestclaw/common';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
@@ -51,18 +51,6 @@ export interface HaCluster {
   /** What HAProxy printed (its alerts go to stderr). */
   balancerOutput(): string;
   stop(): Promise<void>;
-}
-
-/** A port free now on loopback (the kernel's pick); the replica or balancer binds it right after. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /**
@@ -118,7 +106,7 @@ export async function startHaCluster(options: HaClusterOptions): Promise<HaClust
   const lives = homes.map(() => 0);
   const writeConfig = (i: number) =>
     writeFileSync(join(homes[i], 'config.yaml'), stringify({ ...config, ...options.configOf?.(i, lives[i]) }));
-  const ports = await Promise.all(homes.map(() => freePort()));
+  const ports = await Promise.all(homes.map(() => freeLoopbackPort()));
   const envOf = (i: number): NodeJS.ProcessEnv => ({
     PATH: process.env.PATH,
     NESTCLAW_HOME: homes[i],
@@ -136,7 +124,7 @@ export async function startHaCluster(options: HaClusterOptions): Promise<HaClust
   started.forEach((s, i) => (replicas[i] = s.status === 'fulfilled' ? s.value : undefined));
   const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
 
-  const balancerPort = await freePort();
+  const balancerPort = await freeLoopbackPort();
   const configFile = join(homes[0], 'haproxy.cfg');
   writeFileSync(configFile, haproxyConfig(balancerPort, ports));
   let balancerOut = '';

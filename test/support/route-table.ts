@@ -1,17 +1,16 @@
 import { RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
-import type { Scope } from '@nestclaw/security';
 import { IS_PUBLIC } from '../../apps/gateway/src/auth/public.decorator';
-import { REQUIRED_SCOPE } from '../../apps/gateway/src/auth/require-scope.decorator';
+import { REQUIRED_SCOPE, RouteScope } from '../../apps/gateway/src/auth/require-scope.decorator';
 import type { Harness } from './gateway-harness';
 
 export interface Route {
   method: string;
   path: string;
   isPublic: boolean;
-  /** What the bearer guard demands: @RequireScope, else `chat`. */
-  scope: Scope;
+  /** What the bearer guard demands: @RequireScope (`any`: every valid token), else `chat`. */
+  scope: RouteScope;
 }
 
 /** Every route Nest registered, read from its controllers the way the router reads them. */
@@ -38,7 +37,7 @@ export function nestRoutes(h: Harness): Route[] {
           .filter(Boolean)
           .join('/')}`,
         isPublic: reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets) ?? false,
-        scope: reflector.getAllAndOverride<Scope | undefined>(REQUIRED_SCOPE, targets) ?? 'chat',
+        scope: reflector.getAllAndOverride<RouteScope | undefined>(REQUIRED_SCOPE, targets) ?? 'chat',
       });
     }
   }

@@ -28,6 +28,7 @@ import { ReindexController } from './memory/reindex.controller';
 import { AgentModelCatalog } from './openai/agent-model.catalog';
 import { ChatCompletionsController } from './openai/chat-completions.controller';
 import { ModelsController } from './openai/models.controller';
+import { OpenApiModule } from './openapi/openapi.module';
 import { PairingController } from './pairing/pairing.controller';
 import { SecurityConfigController } from './pairing/security-config.controller';
 import { ProvidersController } from './providers/providers.controller';
@@ -72,6 +73,7 @@ export class GatewayModule {
         // Approval buttons and /approve in chats decide through the tool lib's ApprovalService.
         ChannelModule.register({ imports: [ToolModule], decider: { useFactory: toolApprovalDecider, inject: [ApprovalService] } }),
         MemoryModule,
+        OpenApiModule,
       ],
       controllers: [
         ChatController,

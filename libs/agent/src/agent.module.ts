@@ -13,6 +13,7 @@ import { Summarizer } from './compaction/summarizer';
 import { BootstrapFiles } from './prompt/bootstrap-files';
 import { SystemPromptBuilder } from './prompt/system-prompt.builder';
 import { SessionRepository } from './session/session.repository';
+import { SessionHoldRepository } from './session/session-hold.repository';
 import { TurnRepository } from './session/turn.repository';
 import { SkillCatalog } from './skills/skill.catalog';
 import { SkillReadTool } from './skills/skill-read.tool';
@@ -58,6 +59,7 @@ const agentTools = [SkillReadTool, SpawnTool, CronTool];
     CloseStage,
     SessionRepository,
     TurnRepository,
+    SessionHoldRepository,
     SessionHold,
     SystemPromptBuilder,
     BootstrapFiles,

@@ -5,3 +5,4 @@ export * from './keyed-queue';
 export * from './token-count';
 export * from './failure-throttle';
 export * from './confined-file.reader';
+export * from './free-port';

@@ -98,5 +98,5 @@ export class WebSessionService {
 
 /** NULL in the tables stands for the owner token (it has no row of its own). */
 function tokenIdOf(principal: Principal): string | null {
-  return principal === OWNER || principal.id === OWNER.id ? null : principal.id;
+  return principal.id === OWNER.id ? null : principal.id;
 }

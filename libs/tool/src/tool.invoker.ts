@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { AgentConfig } from '@nestclaw/config';
 import { recordToolRefusal, startToolRun } from '@nestclaw/observability';
-import { AuditRepository } from './audit/audit.repository';
+import { AuditEntry, AuditRepository } from './audit/audit.repository';
 import { ExecutorSelector } from './executor/executor.selector';
 import { HostFileExecutor } from './executor/host-file.executor';
 import { HookRegistry } from './hooks/hook.registry';
@@ -49,6 +49,9 @@ export function canonicalJson(v: unknown): string {
   return JSON.stringify(v) ?? 'null';
 }
 
+/** Takes a call's audit entry for its caller to store (ToolInvoker's `defer`). */
+export type AuditSink = (entry: AuditEntry) => void;
+
 /**
  * The tool call path: validate → PreToolUse hooks (config rules, then in-process) → policy
  * precheck → approval requirement; then, once allowed, execute in the active executor →
@@ -65,7 +68,11 @@ export class ToolInvoker {
     private readonly rules: ToolCallRules,
   ) {}
 
-  async prepare(name: string, rawArguments: string, ctx: ToolContext, agent: AgentConfig): Promise<Preparation> {
+  /**
+   * `defer`, when given, takes the call's audit entry instead of its own INSERT (as in `run`): the turn
+   * writes it with the step's progress, one statement fewer per tool step.
+   */
+  async prepare(name: string, rawArguments: string, ctx: ToolContext, agent: AgentConfig, defer?: AuditSink): Promise<Preparation> {
     const tool = this.registry.get(name) as Prechecked | undefined;
     if (!tool || !agent.tools.includes(name)) return error(`unknown tool ${JSON.stringify(name.slice(0, 100))}`);
     let args: unknown;
@@ -76,11 +83,11 @@ export class ToolInvoker {
     }
     // Before anything about the call is stored (audit, approval rows): NUL, encoding, size.
     const problem = toolInputProblem(rawArguments, args);
-    if (problem) return this.refused(name, '(not stored: invalid)', ctx, `invalid input: ${problem}`);
+    if (problem) return this.refused(name, '(not stored: invalid)', ctx, `invalid input: ${problem}`, defer);
     const blocked = this.rules.blocked(name, args);
-    if (blocked) return this.refused(name, args, ctx, blocked);
+    if (blocked) return this.refused(name, args, ctx, blocked, defer);
     const pre = await this.hooks.preToolUse({ ctx, tool: name, input: args });
-    if (pre.block) return this.refused(name, args, ctx, pre.block);
+    if (pre.block) return this.refused(name, args, ctx, pre.block, defer);
     const parsed = tool.input.safeParse(pre.input);
     if (!parsed.success) {
       const why = parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ');
@@ -90,13 +97,13 @@ export class ToolInvoker {
     if (tool.needsSandbox) {
       const selection = await this.selector.select();
       if (!(tool.runsCommands ? selection.executor : selection.files))
-        return this.refused(name, input, ctx, `tool disabled: ${selection.status.disabledReason}`);
+        return this.refused(name, input, ctx, `tool disabled: ${selection.status.disabledReason}`, defer);
     }
     let checked: PrecheckResult | void;
     try {
       checked = await tool.precheck?.(input, { workspace: this.workspaces.forContext(ctx, agent) });
     } catch (e) {
-      return this.refused(name, input, ctx, (e as Error).message);
+      return this.refused(name, input, ctx, (e as Error).message, defer);
     }
     const matchKey = tool.approvalKey ? tool.approvalKey(input) : canonicalJson(input);
     // A note (e.g. a program without a spec) needs a human decision (or one remembered for this exact call) and shows in the prompt.
@@ -113,8 +120,8 @@ export class ToolInvoker {
     };
   }
 
-  /** Runs an allowed call. */
-  async run(call: PreparedCall, ctx: ToolContext, agent: AgentConfig, signal: AbortSignal): Promise<ToolResult> {
+  /** Runs an allowed call; its audit entry goes to `defer` when given, else to the audit log at once. */
+  async run(call: PreparedCall, ctx: ToolContext, agent: AgentConfig, signal: AbortSignal, defer?: AuditSink): Promise<ToolResult> {
     const started = Date.now();
     const telemetry = startToolRun(call.tool.name);
     let result: ToolResult;
@@ -131,7 +138,7 @@ export class ToolInvoker {
     output = await this.hooks.postToolUse({ ctx, tool: call.tool.name, input: call.input, output, isError: result.isError });
     result = { output: capOutput(output), isError: result.isError };
     telemetry.end(result);
-    await this.audit.record({
+    await this.audited(defer, {
       actor: `agent:${ctx.agentId}`,
       action: 'tool.execute',
       target: `${call.tool.name} ${call.matchKey}`,
@@ -143,9 +150,9 @@ export class ToolInvoker {
     return result;
   }
 
-  private async refused(name: string, input: unknown, ctx: ToolContext, reason: string): Promise<Preparation> {
+  private async refused(name: string, input: unknown, ctx: ToolContext, reason: string, defer?: AuditSink): Promise<Preparation> {
     recordToolRefusal(name);
-    await this.audit.record({
+    await this.audited(defer, {
       actor: `agent:${ctx.agentId}`,
       action: 'tool.execute',
       target: `${name} ${canonicalJson(input)}`,
@@ -154,5 +161,10 @@ export class ToolInvoker {
       detail: { turnId: ctx.turnId, reason },
     });
     return error(reason);
+  }
+
+  private async audited(defer: AuditSink | undefined, entry: AuditEntry): Promise<void> {
+    if (defer) defer(entry);
+    else await this.audit.record(entry);
   }
 }

@@ -14,11 +14,11 @@ import { Harness, startHarness } from '../../support/gateway-harness';
  * - Remembering the turn and storing its answer are batched writes shared by the turns that finish
  *   together, run in their writers' own context: one statement each for an isolated turn (the
  *   remembering was four, in a transaction of its own, per turn).
- * - A read-only tool step adds the next model call's ledger row (two), the tool run's audit row and
- *   the step's progress row.
+ * - A read-only tool step adds the next model call's ledger row (two) and the step's progress row,
+ *   which also writes the tool run's audit row (its own INSERT before).
  */
 const TURN_BUDGET = 4;
-const TOOL_STEP_BUDGET = 4;
+const TOOL_STEP_BUDGET = 3;
 
 const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim().slice(0, 100);
 
@@ -84,5 +84,11 @@ describe('the statements of one chat turn', () => {
     const { own } = await countTurn('what time is it [tool:current_time {}]', 2);
     check('turn with one tool step', own, TURN_BUDGET + TOOL_STEP_BUDGET);
     expect(own.length).toBeLessThanOrEqual(TURN_BUDGET + TOOL_STEP_BUDGET);
+    // The tool run is still audited, by the step's progress statement.
+    const audited = await h.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM audit_log WHERE session_id = $1 AND action = 'tool.execute' AND target LIKE 'current_time %'`,
+      [sessionId],
+    );
+    expect(audited[0].n).toBe(1);
   });
 });

@@ -1,6 +1,6 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freeLoopbackPort } from '@nestclaw/common';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeTelegramServer } from '../../fixtures/fake-telegram.server';
@@ -8,14 +8,6 @@ import { TEST_TOKEN } from '../../support/gateway-harness';
 import { describeWithHostTools } from '../../support/host-tools';
 import { concrete, panelQueries } from '../../support/deploy-queries';
 import { ObservedGateway, startObservedGateway } from '../../support/observed-gateway';
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -57,7 +49,7 @@ scrape_configs:
     static_configs: [{ targets: ['${target}'] }]
 `,
     );
-    const port = await freePort();
+    const port = await freeLoopbackPort();
     promUrl = `http://127.0.0.1:${port}`;
     prom = spawn(
       bin.prometheus!,

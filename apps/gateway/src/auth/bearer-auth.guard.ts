@@ -2,10 +2,10 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { NestclawError } from '@nestclaw/common';
-import { Principal, PrincipalResolver, Scope, WebSession } from '@nestclaw/security';
+import { Principal, PrincipalResolver, WebSession } from '@nestclaw/security';
 import { bearerToken } from './bearer-token';
 import { IS_PUBLIC } from './public.decorator';
-import { REQUIRED_SCOPE } from './require-scope.decorator';
+import { ANY_SCOPE, REQUIRED_SCOPE, RouteScope } from './require-scope.decorator';
 import { TokenRateLimit } from './token-rate-limit';
 import { WebSessionCookieAuth } from './web-session-cookie.auth';
 
@@ -14,11 +14,11 @@ export type AuthenticatedRequest = FastifyRequest & { principal?: Principal; web
 
 /**
  * Every route needs a bearer token unless marked @Public(), and the token must hold the route's
- * scope (@RequireScope, default `chat`). The owner token holds every scope; paired tokens hold the
- * scopes they were issued with and are rate limited (`security.rate_limit.per_token`). The caller is
- * attached to the request as `principal`. Without an Authorization header, a browser's web session
- * cookie is accepted instead (WebSessionCookieAuth: same scopes and limits as its token, plus an Origin
- * check on writes); the bearer path does not change.
+ * scope (@RequireScope, default `chat`; `any` lets every valid token in). The owner token holds
+ * every scope; paired tokens hold the scopes they were issued with and are rate limited
+ * (`security.rate_limit.per_token`). The caller is attached to the request as `principal`. Without an
+ * Authorization header, a browser's web session cookie is accepted instead (WebSessionCookieAuth: same
+ * scopes and limits as its token, plus an Origin check on writes); the bearer path does not change.
  */
 @Injectable()
 export class BearerAuthGuard implements CanActivate {
@@ -39,8 +39,9 @@ export class BearerAuthGuard implements CanActivate {
     const token = bearerToken(req.raw);
     const principal = token ? await this.principals.resolve(token) : await this.fromCookie(req);
     if (!principal) throw new NestclawError('unauthorized', 'Invalid or revoked bearer token');
-    const scope = this.reflector.getAllAndOverride<Scope | undefined>(REQUIRED_SCOPE, targets) ?? 'chat';
-    if (!principal.scopes.includes(scope)) throw new NestclawError('forbidden', `This token lacks the "${scope}" scope`);
+    const scope = this.reflector.getAllAndOverride<RouteScope | undefined>(REQUIRED_SCOPE, targets) ?? 'chat';
+    if (scope !== ANY_SCOPE && !principal.scopes.includes(scope))
+      throw new NestclawError('forbidden', `This token lacks the "${scope}" scope`);
     const waitMs = await this.rateLimit.hit(principal);
     if (waitMs > 0) {
       void http.getResponse<FastifyReply>().header('retry-after', String(Math.ceil(waitMs / 1000)));

@@ -37,9 +37,10 @@ export function validate<S extends z.ZodType>(schema: S, value: unknown, source:
 /**
  * The one validation pipe for bodies, query strings and path parameters:
  * `@Body(new ZodPipe(schema))`, `@Query(new ZodPipe(schema))`, `@Param('id', new ZodPipe(schema))`.
+ * The schema is public so the OpenAPI document (apps/gateway/src/openapi) describes what is validated.
  */
 export class ZodPipe<S extends z.ZodType> implements PipeTransform<unknown, z.output<S>> {
-  constructor(private readonly schema: S) {}
+  constructor(readonly schema: S) {}
 
   transform(value: unknown, metadata: ArgumentMetadata): z.output<S> {
     const source: InputSource = metadata.type === 'body' ? 'body' : metadata.type === 'query' ? 'query' : 'param';

@@ -1,4 +1,5 @@
 import type { LlmCallRecord, ToolCall } from '@nestclaw/provider';
+import type { AuditEntry } from '@nestclaw/tool';
 
 export interface StoredMessage {
   seq: number;
@@ -70,6 +71,8 @@ export interface TurnProgress {
   turnId: string;
   messages: NewMessage[];
   calls: LlmCallRecord[];
+  /** Audit entries of the turn's tool runs since the last progress statement, written by this one. */
+  audit?: AuditEntry[];
   /** Present when the turn ends: the user message leaves `pending` and the reply is logged. */
   close?: { status: 'ok' | 'interrupted' | 'error'; reply: string; channel: string; endpointId?: string };
 }

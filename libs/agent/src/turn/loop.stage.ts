@@ -53,7 +53,7 @@ export class LoopStage {
           const step = await this.steps.run(turn, pendingStep, options.signal, emit);
           pendingStep = undefined;
           messages.push(...step.prompt);
-          await ledger.record(step.unsaved, step.llmCalls);
+          await ledger.record(step.unsaved, step.llmCalls, step.audit);
         }
         const lastChance = iteration >= agent.max_iterations;
         const request = { messages, tools: lastChance ? undefined : p.tools, signal: options.signal };

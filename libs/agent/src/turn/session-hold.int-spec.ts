@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
 import { configSchema } from '@nestclaw/config';
 import { DatabaseNotifications, ReplicaRegistry } from '@nestclaw/db';
 import { IntDatabase, openIntDatabase, uniqueId } from '@nestclaw/testing';
+import { SessionHoldRepository } from '../session/session-hold.repository';
 import { OpenedTurnRows, TurnRepository } from '../session/turn.repository';
 import { AdmitStage } from './admit.stage';
 import { SessionHold } from './session-hold';
@@ -26,7 +26,7 @@ describe('SessionHold: one turn per session across replicas (real database, two 
     await registry.onApplicationBootstrap();
     const turns = new TurnRepository(int.db);
     const notifications = new DatabaseNotifications(int.db);
-    const hold = new SessionHold(turns, registry, notifications, { get: () => config } as never);
+    const hold = new SessionHold(new SessionHoldRepository(int.db), registry, notifications, { get: () => config } as never);
     return { id: registry.id, registry, hold, turns, notifications };
   }
 
@@ -66,6 +66,18 @@ describe('SessionHold: one turn per session across replicas (real database, two 
       close: { status: 'ok', reply, channel: 'http' },
     });
     r.hold.closed(sessionId, turnId);
+  }
+
+  /** A turn opened (holding its session) by a replica dead for 7 s, and never closed: what a kill leaves. */
+  async function leftByDeadReplica(sessionId: string, content: string): Promise<{ dead: string; turnId: string }> {
+    const dead = `dead-${uniqueId('r')}`;
+    await int.db.query(
+      `INSERT INTO replicas (id, host, pid, version, last_seen) VALUES ($1, 'elsewhere', 1, 't', now() - interval '7 seconds')`,
+      [dead],
+    );
+    const turnId = randomUUID();
+    await a.turns.openTurn({ sessionId, turnId, agentId: 'main', content, channel: 'http', create: true, historyLimit: 50, replica: dead });
+    return { dead, turnId };
   }
 
   const holdOf = async (sessionId: string) =>
@@ -148,22 +160,7 @@ describe('SessionHold: one turn per session across replicas (real database, two 
 
   it('takes over the hold of a dead replica at once, marking its unfinished turn interrupted', async () => {
     const s = uniqueId('s');
-    const dead = `dead-${uniqueId('r')}`;
-    await int.db.query(
-      `INSERT INTO replicas (id, host, pid, version, last_seen) VALUES ($1, 'elsewhere', 1, 't', now() - interval '7 seconds')`,
-      [dead],
-    );
-    const cut = randomUUID();
-    await a.turns.openTurn({
-      sessionId: s,
-      turnId: cut,
-      agentId: 'main',
-      content: 'cut short',
-      channel: 'http',
-      create: true,
-      historyLimit: 50,
-      replica: dead,
-    });
+    const { dead, turnId: cut } = await leftByDeadReplica(s, 'cut short');
     await a.turns.openCall(s, cut, { modelName: 'm', provider: 'p', model: 'm', attempt: 1, isFallback: false }).then((c) => c.commit());
     expect((await holdOf(s)).turn_replica).toBe(dead);
 
@@ -181,50 +178,35 @@ describe('SessionHold: one turn per session across replicas (real database, two 
     const left = uniqueId('s');
     const live = open(a, running, 'running on A');
     await live.opened;
-    const dead = `dead-${uniqueId('r')}`;
-    await int.db.query(
-      `INSERT INTO replicas (id, host, pid, version, last_seen) VALUES ($1, 'elsewhere', 1, 't', now() - interval '7 seconds')`,
-      [dead],
-    );
-    const leftTurn = randomUUID();
-    await a.turns.openTurn({
-      sessionId: left,
-      turnId: leftTurn,
-      agentId: 'main',
-      content: 'left',
-      channel: 'http',
-      create: true,
-      historyLimit: 50,
-      replica: dead,
-    });
+    const { turnId: leftTurn } = await leftByDeadReplica(left, 'left');
     const call = await a.turns.openCall(running, live.turnId, { modelName: 'm', provider: 'p', model: 'm', attempt: 1, isFallback: false });
     await call.commit();
 
     // B starts: what it finds open is interrupted, unless a live replica is running it.
-    await b.turns.interruptOpenTurns(b.id, []);
+    await b.hold.interruptLeftovers();
     const status = async (turnId: string) =>
       (await int.db.query<{ status: string }>(`SELECT status FROM messages WHERE turn_id = $1 AND role = 'user'`, [turnId])).rows[0].status;
     expect(await status(live.turnId)).toBe('pending');
     expect(await status(leftTurn)).toBe('interrupted');
     const calls = await int.db.query<{ status: string }>(`SELECT status FROM llm_calls WHERE turn_id = $1`, [live.turnId]);
     expect(calls.rows).toEqual([{ status: 'started' }]);
-
-    // A replica known gone (a process of this host that exited) loses its turns and holds at once.
-    await b.turns.interruptOpenTurns(b.id, [a.id]);
-    expect(await status(live.turnId)).toBe('interrupted');
-    expect((await holdOf(running)).turn_replica).toBeNull();
-    a.hold.closed(running, live.turnId);
+    // The dead replica's hold on its session was released with its turn.
+    expect((await holdOf(left)).turn_replica).toBeNull();
+    await close(a, running, live.turnId, 'echo: running on A');
   });
 
-  it('proves dead at start-up a replica of this host whose process is gone and that stopped beating, not one that beats', async () => {
-    const gone = `gone-${uniqueId('r')}`;
-    // Not stale yet (seen just now), but no such process: a gateway killed a moment before this one started.
-    await int.db.query(`INSERT INTO replicas (id, host, pid, version) VALUES ($1, $2, 999999999, 't')`, [gone, hostname()]);
-    // B shares this process's pid (as containers sharing a hostname may): it is a candidate too, but it beats.
-    const dead = await a.hold.provenDead();
-    expect(dead).toContain(gone);
-    expect(dead).not.toContain(b.id);
-    await int.db.query(`DELETE FROM replicas WHERE id = $1`, [gone]);
+  it('interrupts at once the turns of a replica whose row is gone (forgotten at start-up as proven dead), not yet stale', async () => {
+    const c = await replica();
+    const s = uniqueId('s');
+    const turn = open(c, s, 'running on C');
+    await turn.opened;
+    await c.registry.beforeApplicationShutdown(); // its row goes, as ReplicaRegistry's start-up forgets a killed one's
+    await c.notifications.beforeApplicationShutdown();
+    await b.hold.interruptLeftovers();
+    expect((await int.db.query<{ status: string }>(`SELECT status FROM messages WHERE turn_id = $1`, [turn.turnId])).rows).toEqual([
+      { status: 'interrupted' },
+    ]);
+    expect((await holdOf(s)).turn_replica).toBeNull();
   });
 
   it('releases a hold the turn took when the lane moves on without a closing statement (an error, a pause)', async () => {

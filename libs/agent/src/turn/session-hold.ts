@@ -1,10 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { NestclawError } from '@nestclaw/common';
 import { ConfigService } from '@nestclaw/config';
-import { DatabaseNotifications, REPLICA_BEAT_MS, ReplicaRegistry } from '@nestclaw/db';
+import { DatabaseNotifications, ReplicaRegistry } from '@nestclaw/db';
 import { recordCrossReplicaWait } from '@nestclaw/observability';
-import { hostname } from 'node:os';
-import { TurnRepository, type SessionBusy } from '../session/turn.repository';
+import { SessionHoldRepository, type SessionBusy } from '../session/session-hold.repository';
 
 /**
  * How often a waiter asks again without a wake-up (a notification lost while the listener reconnected;
@@ -32,7 +31,7 @@ export class SessionHold {
   private readonly held = new Map<string, string>();
 
   constructor(
-    private readonly turns: TurnRepository,
+    private readonly holds: SessionHoldRepository,
     private readonly replicas: ReplicaRegistry,
     private readonly notifications: DatabaseNotifications,
     private readonly config: ConfigService,
@@ -105,7 +104,7 @@ export class SessionHold {
       sessionId,
       turnId,
       async () => {
-        const r = await this.turns.takeHold(sessionId, turnId, this.replica);
+        const r = await this.holds.takeHold(sessionId, turnId, this.replica);
         return r.taken ? true : { busyWith: r.holder };
       },
       signal,
@@ -118,6 +117,15 @@ export class SessionHold {
   }
 
   /**
+   * At start-up: turns left open by a crash are marked interrupted (one paused for an approval resumes on its
+   * decision); never one another live replica is running now (its hold on the session names it). Replicas
+   * proven gone were forgotten by ReplicaRegistry's start just before, so their turns count as left.
+   */
+  interruptLeftovers(): Promise<{ turns: number; calls: number }> {
+    return this.holds.interruptOpenTurns(this.replica);
+  }
+
+  /**
    * When the session's lane moves on: releases a hold no closing statement released (an error before
    * close, a turn paused for an approval with nobody waiting, a settled turn, `/compact`). One statement,
    * only on those paths: no hold is left set while this replica lives, unless the database is unreachable
@@ -127,26 +135,9 @@ export class SessionHold {
     const turnId = this.held.get(sessionId);
     if (turnId === undefined) return;
     this.held.delete(sessionId);
-    await this.turns
+    await this.holds
       .releaseHold(sessionId, turnId, this.replica)
       .catch((e: unknown) => this.logger.warn(`could not release session ${sessionId}: ${(e as Error).message}`));
-  }
-
-  /**
-   * Replicas certainly gone although their rows are not stale yet, so start-up recovery need not wait 6 s
-   * for them (a gateway restarted at once after a kill): a replica of this host whose process no longer
-   * exists, or that had this very pid (a restarted container's pid 1), and that stopped beating. The second
-   * condition costs a beat's wait, only when there is such a candidate: containers sharing a hostname but
-   * not a pid namespace (host networking) see each other's processes as gone, yet keep beating.
-   */
-  async provenDead(): Promise<string[]> {
-    const candidates = (await this.replicas.list()).filter(
-      (r) => r.alive && r.id !== this.replica && r.host === hostname() && (r.pid === process.pid || !processExists(r.pid)),
-    );
-    if (!candidates.length) return [];
-    await new Promise((r) => setTimeout(r, REPLICA_BEAT_MS + 500));
-    const now = new Map((await this.replicas.list()).map((r) => [r.id, r.lastSeen.getTime()]));
-    return candidates.filter((c) => (now.get(c.id) ?? 0) <= c.lastSeen.getTime()).map((c) => c.id);
   }
 
   private taken<T>(sessionId: string, turnId: string, r: T): T {
@@ -167,13 +158,4 @@ function busyTooLong(sessionId: string, holder: string, boundMs: number): Nestcl
     `Session "${sessionId}" has been busy with a turn on replica ${holder} for more than ${Math.round(boundMs / 1000)} s. ` +
       'Send the message again later; if this persists, check that replica (GET /v1/cluster, nestclaw doctor).',
   );
-}
-
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -1,7 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { traceApprovalWait } from '@nestclaw/observability';
 import type { ChatMessage, ToolCall } from '@nestclaw/provider';
-import { Approval, ApprovalService, PreparedCall, ToolContext, ToolInvoker, ToolRegistry, ToolResult } from '@nestclaw/tool';
+import {
+  Approval,
+  ApprovalService,
+  AuditEntry,
+  AuditSink,
+  PreparedCall,
+  ToolContext,
+  ToolInvoker,
+  ToolRegistry,
+  ToolResult,
+} from '@nestclaw/tool';
 import type { AgentEvent } from '../agent.events';
 import type { NewMessage } from '../session/session.types';
 import { ActiveTurn, StepInput, StepOutput, SUBAGENT_CHANNEL, TurnDetachedError } from './turn.types';
@@ -12,7 +22,7 @@ import { ActiveTurn, StepInput, StepOutput, SUBAGENT_CHANNEL, TurnDetachedError 
  * approval, tells the client, and waits. A call that may change something (`Tool.sideEffects`) is
  * stored before it starts, so crash recovery sees it and never runs the turn again (InterruptedTurns);
  * read-only steps are stored after they finish, with no round trip of their own. Progress is stored
- * through the turn's ledger.
+ * through the turn's ledger, and the audit entries of the step's tool runs with it.
  */
 @Injectable()
 export class ToolStepRunner {
@@ -33,12 +43,16 @@ export class ToolStepRunner {
     const prompt: ChatMessage[] = [{ role: 'assistant', content: step.content, toolCalls: step.calls }];
     let unsaved: NewMessage[] = step.stored ? [] : [{ role: 'assistant', content: step.content, toolCalls: step.calls }];
     let llmCalls = step.llmCalls;
+    // The audit rows of this step's tool runs ride on the next progress statement instead of one INSERT each.
+    let audit: AuditEntry[] = [];
+    const defer = (entry: AuditEntry) => audit.push(entry);
     /** The assistant row that asked for these calls is stored (resumed, or stored before an earlier call). */
     let onRecord = !!step.stored;
     const store = async () => {
-      await turn.ledger.record(unsaved, llmCalls);
+      await turn.ledger.record(unsaved, llmCalls, audit);
       unsaved = [];
       llmCalls = [];
+      audit = [];
       onRecord = true;
     };
     const sig = signal ?? new AbortController().signal;
@@ -57,13 +71,13 @@ export class ToolStepRunner {
       emit({ type: 'tool_call', id: call.id, name: call.name, input });
       let result: ToolResult;
       if (step.decided?.toolCallId === call.id) {
-        result = await this.afterDecision(step.decided, call, ctx, turn, sig);
+        result = await this.afterDecision(step.decided, call, ctx, turn, sig, defer);
       } else {
-        const prep = await this.invoker.prepare(call.name, call.arguments, ctx, turn.agent);
+        const prep = await this.invoker.prepare(call.name, call.arguments, ctx, turn.agent, defer);
         if (prep.kind === 'result') result = prep.result;
         else if (!prep.call.needsApproval) {
           if (!onRecord && this.tools.mayHaveSideEffects(call.name, call.arguments)) await store();
-          result = await this.invoker.run(prep.call, ctx, turn.agent, sig);
+          result = await this.invoker.run(prep.call, ctx, turn.agent, sig, defer);
         } else {
           await store();
           const approval = await this.approvals.request({
@@ -99,7 +113,7 @@ export class ToolStepRunner {
             else throw new TurnDetachedError();
             throw e;
           }
-          result = await this.afterDecision(decided, call, ctx, turn, sig, prep.call);
+          result = await this.afterDecision(decided, call, ctx, turn, sig, defer, prep.call);
         }
       }
       emit({ type: 'tool_result', id: call.id, name: call.name, output: result.output, isError: result.isError });
@@ -112,7 +126,7 @@ export class ToolStepRunner {
         status: result.isError ? 'error' : 'ok',
       });
     }
-    return { prompt, unsaved, llmCalls };
+    return { prompt, unsaved, llmCalls, audit };
   }
 
   private async afterDecision(
@@ -121,6 +135,7 @@ export class ToolStepRunner {
     ctx: ToolContext,
     turn: ActiveTurn,
     signal: AbortSignal,
+    defer: AuditSink,
     prepared?: PreparedCall,
   ): Promise<ToolResult> {
     if (a.status === 'expired') return { output: 'denied: timed out waiting for approval', isError: true };
@@ -128,10 +143,10 @@ export class ToolStepRunner {
     let ready = prepared;
     if (!ready) {
       // After a restart: validate again (policy or config may have changed), then run without asking twice.
-      const prep = await this.invoker.prepare(call.name, JSON.stringify(a.input), ctx, turn.agent);
+      const prep = await this.invoker.prepare(call.name, JSON.stringify(a.input), ctx, turn.agent, defer);
       if (prep.kind === 'result') return prep.result;
       ready = prep.call;
     }
-    return this.invoker.run(ready, ctx, turn.agent, signal);
+    return this.invoker.run(ready, ctx, turn.agent, signal, defer);
   }
 }

@@ -1,4 +1,5 @@
 import type { AttemptStart, CallLedger, LlmCallRecord, OpenCall } from '@nestclaw/provider';
+import type { AuditEntry } from '@nestclaw/tool';
 import type { TurnRepository } from '../session/turn.repository';
 import type { NewMessage } from '../session/session.types';
 
@@ -20,8 +21,8 @@ export class TurnLedger implements CallLedger {
     return this.sessions.openCall(this.sessionId, this.turnId, a);
   }
 
-  /** Stores transcript rows and call records of the turn so far (it stays open). */
-  record(messages: NewMessage[], calls: LlmCallRecord[]): Promise<void> {
-    return this.sessions.recordProgress({ sessionId: this.sessionId, turnId: this.turnId, messages, calls });
+  /** Stores transcript rows, call records and tool runs' audit entries of the turn so far (it stays open). */
+  record(messages: NewMessage[], calls: LlmCallRecord[], audit: AuditEntry[] = []): Promise<void> {
+    return this.sessions.recordProgress({ sessionId: this.sessionId, turnId: this.turnId, messages, calls, audit });
   }
 }

@@ -2,7 +2,7 @@ import { NestclawError } from '@nestclaw/common';
 import type { AgentConfig } from '@nestclaw/config';
 import type { TurnRecording } from '@nestclaw/observability';
 import type { ChatMessage, LlmCallRecord, ToolCall, ToolDefinition } from '@nestclaw/provider';
-import type { Approval, ToolContext } from '@nestclaw/tool';
+import type { Approval, AuditEntry, ToolContext } from '@nestclaw/tool';
 import type { TurnUsage } from '../agent.events';
 import type { TurnInput, TurnResult } from '../agent.types';
 import type { LinkedTurn, NewMessage, StoredMessage, StoredSummary } from '../session/session.types';
@@ -117,7 +117,8 @@ export interface StepInput {
 
 export interface StepOutput {
   prompt: ChatMessage[];
-  /** Transcript rows and LLM call records still to be stored. */
+  /** Transcript rows, LLM call records and audit entries of the step's tool runs still to be stored. */
   unsaved: NewMessage[];
   llmCalls: LlmCallRecord[];
+  audit: AuditEntry[];
 }

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { IntDatabase, openIntDatabase } from '@nestclaw/testing';
 import { ReplicaRegistry } from './replica.registry';
 
@@ -42,6 +43,26 @@ describe('ReplicaRegistry (real database)', () => {
       expect((await int.db.query(`SELECT nestclaw_replica_alive('nobody') AS alive`)).rows[0].alive).toBe(false);
     } finally {
       await a.beforeApplicationShutdown();
+    }
+  });
+
+  it('forgets at start-up a replica of this host whose process is gone and that stopped beating, not one that beats', async () => {
+    const gone = `gone-${process.hrtime.bigint()}`;
+    // Not stale yet (seen just now), but no such process: a gateway killed a moment before this one started.
+    await int.db.query(`INSERT INTO replicas (id, host, pid, version) VALUES ($1, $2, 999999999, 't')`, [gone, hostname()]);
+    // `beating` shares this process's pid (as containers sharing a hostname may): a candidate too, but it beats.
+    const beating = new ReplicaRegistry(int.db, true);
+    await beating.onApplicationBootstrap();
+    const starting = new ReplicaRegistry(int.db, true);
+    try {
+      await starting.onApplicationBootstrap();
+      const ids = (await starting.list()).map((r) => r.id);
+      expect(ids).not.toContain(gone);
+      expect(ids).toEqual(expect.arrayContaining([beating.id, starting.id]));
+    } finally {
+      await starting.beforeApplicationShutdown();
+      await beating.beforeApplicationShutdown();
+      await int.db.query(`DELETE FROM replicas WHERE id = $1`, [gone]);
     }
   });
 

@@ -33,6 +33,11 @@ export class ReplicaRepository {
     await this.db.query(`DELETE FROM replicas WHERE pid <> $1`, [pid]);
   }
 
+  /** Replicas proven gone (ReplicaRegistry's start-up): their holds are free at once. */
+  async forget(ids: string[]): Promise<void> {
+    await this.db.query(`DELETE FROM replicas WHERE id = ANY($1::text[])`, [ids]);
+  }
+
   /** A clean stop: the row goes at once, so what this replica held is free now, not in 6 s. */
   async leave(id: string): Promise<void> {
     await this.db.query(`DELETE FROM replicas WHERE id = $1`, [id]);

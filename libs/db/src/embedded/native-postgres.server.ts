@@ -1,10 +1,9 @@
 import { ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { dirname, join, relative } from 'node:path';
 import { Client } from 'pg';
-import { packageRoot } from '@nestclaw/common';
+import { freeLoopbackPort, packageRoot } from '@nestclaw/common';
 import type { RunningServer } from './embedded-server';
 
 /**
@@ -77,7 +76,7 @@ export async function startNativePostgres(
   const password = readFileSync(passwordFile, 'utf8').trim();
   const logFd = openSync(join(dirname(dataDir), 'postgres.log'), 'a', 0o600);
   try {
-    const port = await freePort();
+    const port = await freeLoopbackPort();
     const settings = Object.entries({ ...SERVER_SETTINGS, port: String(port) }).flatMap(([k, v]) => ['-c', `${k}=${v}`]);
     const [command, ...args] = [...prefix, join(install, 'bin', 'postgres'), '-D', dataDir, ...settings];
     const child = spawn(command, args, {
@@ -165,17 +164,6 @@ function hydrateSymlinks(install: string): void {
       // read-only install: the server reports the missing library if it needs it
     }
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Polls until the server accepts a login; fails with the end of its log if it exits first. */

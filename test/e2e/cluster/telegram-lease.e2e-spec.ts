@@ -1,13 +1,9 @@
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { stringify } from 'yaml';
 import { telegramHtmlToText } from '@nestclaw/channel';
-import { DiscordUser, FakeDiscordServer } from '../../fixtures/fake-discord.server';
 import { FakeOpenAiServer } from '../../fixtures/fake-openai.server';
 import { FakeTelegramServer, FakeUser } from '../../fixtures/fake-telegram.server';
-import { GatewayProcess, spawnGateway } from '../../support/gateway-process';
 import { clusterDatabase } from '../../support/cluster-database';
+import type { GatewayProcess } from '../../support/gateway-process';
+import { fakeModelAt, ReplicaHomes } from '../../support/replica-homes';
 import type { TestDatabase } from '../../support/test-database';
 
 /**
@@ -15,35 +11,25 @@ import type { TestDatabase } from '../../support/test-database';
  * database and one fake Bot API (which, like Telegram's, ends an open getUpdates with 409 Conflict
  * when another starts). Each replica reaches the fake through its own api_root prefix, so every poll
  * says which replica made it. Replicas need a PostgreSQL server: the test server when one answers,
- * else an embedded PostgreSQL server (real binaries) started here and shared over TCP, as
- * database-partition.e2e-spec.ts does (the embedded database a gateway opens by itself is one
- * process's).
+ * else an embedded PostgreSQL server (real binaries) started here and shared over TCP
+ * (test/support/cluster-database.ts; the embedded database a gateway opens by itself is one process's).
  */
 const BOOT_MS = 90_000;
-const FAILOVER_MAX_MS = 10_000;
-const HANDOVER_MAX_MS = 3_000;
 const REPLICAS = ['replica-a', 'replica-b', 'replica-c'] as const;
 type Name = (typeof REPLICAS)[number];
+const FAILOVER_MAX_MS = 10_000;
+const HANDOVER_MAX_MS = 3_000;
 
 describe('one Telegram poller across replicas', () => {
   let tg: FakeTelegramServer;
   let llm: FakeOpenAiServer;
   let db: TestDatabase & { url: string };
-  let root: string;
-  const running = new Map<Name, GatewayProcess>();
+  let replicas: ReplicaHomes<Name>;
+  let running: Map<Name, GatewayProcess>;
   let nextUser = 7001;
   const figures: string[] = [];
 
-  const envOf = (name: Name): NodeJS.ProcessEnv => ({
-    PATH: process.env.PATH,
-    NESTCLAW_HOME: join(root, name),
-    NESTCLAW_TOKEN: 'cluster-test-token-0123456789',
-    DATABASE_URL: db.url,
-  });
-
-  const start = async (name: Name) => {
-    running.set(name, await spawnGateway(envOf(name), BOOT_MS));
-  };
+  const start = (name: Name) => replicas.start(name);
 
   /** Replicas that called getUpdates at or after `since`. */
   const pollersSince = (since: number) =>
@@ -100,40 +86,37 @@ describe('one Telegram poller across replicas', () => {
     llm = new FakeOpenAiServer();
     await llm.start();
     db = await clusterDatabase();
-    root = mkdtempSync(join(tmpdir(), 'nestclaw-cluster-'));
-    for (const name of REPLICAS) {
-      mkdirSync(join(root, name));
-      writeFileSync(
-        join(root, name, 'config.yaml'),
-        stringify({
-          models: { fake: { provider: 'openai-compatible', base_url: llm.url, api_key: 'sk-test', model: 'fake-model' } },
-          channels: {
-            telegram: {
-              enabled: true,
-              token: tg.token,
-              api_root: `${tg.url}/${name}/`, // the trailing slash keeps the prefix (telegraf resolves relative to it)
-              allow_from: Array.from({ length: 200 }, (_, i) => 7001 + i),
-              poll_timeout: 1,
-              stream_edit_interval: 50,
-            },
+    replicas = new ReplicaHomes(
+      'nestclaw-cluster-',
+      REPLICAS,
+      db.url,
+      (name) => ({
+        models: fakeModelAt(llm.url),
+        channels: {
+          telegram: {
+            enabled: true,
+            token: tg.token,
+            api_root: `${tg.url}/${name}/`, // the trailing slash keeps the prefix (telegraf resolves relative to it)
+            allow_from: Array.from({ length: 200 }, (_, i) => 7001 + i),
+            poll_timeout: 1,
+            stream_edit_interval: 50,
           },
-          security: { rate_limit: { per_sender: { limit: 1000, window: '1m' } } },
-          // Three gateways on an embedded server (20 connections): 3 × (3 pool + listener + migrator).
-          database: { pool_size: 3 },
-        }),
-      );
-    }
+        },
+        security: { rate_limit: { per_sender: { limit: 1000, window: '1m' } } },
+      }),
+      BOOT_MS,
+    );
+    running = replicas.running;
     // Two at once, as a deployment starts them: they race for the lease on an empty database.
     await Promise.all([start('replica-a'), start('replica-b')]);
   }, 3 * BOOT_MS);
 
   afterAll(async () => {
-    for (const g of running.values()) await g.kill9();
+    await replicas?.destroy();
     await tg?.stop();
     await llm?.stop();
     await db?.drop();
-    if (root) rmSync(root, { recursive: true, force: true });
-    if (figures.length) console.log(`[channel-lease] ${figures.join('; ')}`);
+    if (figures.length) console.log(`[telegram-lease] ${figures.join('; ')}`);
   });
 
   it('has exactly one replica polling, named as the lease holder by /v1/cluster, and answers each message once', async () => {
@@ -247,140 +230,4 @@ describe('one Telegram poller across replicas', () => {
     const users = await converse(2, 'after the outsider');
     expectAnsweredOnce(users, 'after the outsider');
   }, 60_000);
-});
-
-describe('one Discord gateway connection across replicas', () => {
-  let dc: FakeDiscordServer;
-  let llm: FakeOpenAiServer;
-  let db: TestDatabase & { url: string };
-  let root: string;
-  const running = new Map<Name, GatewayProcess>();
-  const discordUsers = Array.from({ length: 20 }, (_, i) => String(710_000_000_000_000_001n + BigInt(i)));
-  let nextUser = 0;
-
-  const start = async (name: Name) => {
-    running.set(
-      name,
-      await spawnGateway(
-        { PATH: process.env.PATH, NESTCLAW_HOME: join(root, name), NESTCLAW_TOKEN: 'cluster-test-token-0123456789', DATABASE_URL: db.url },
-        BOOT_MS,
-      ),
-    );
-  };
-
-  /** One DM per new user, each answered once (one message posted to its channel, the model asked once). */
-  const converse = async (n: number, label: string) => {
-    const users: DiscordUser[] = Array.from({ length: n }, () => ({ id: discordUsers[nextUser], username: `u${nextUser++}` }));
-    const sent = users.map((u, i) => dc.dm(u, `${label} ${i}`));
-    for (const [i, { channelId }] of sent.entries())
-      await dc.waitFor(
-        () => dc.postedTo(channelId).some((m) => m.current === `echo: ${label} ${i}`),
-        30_000,
-        `the answer to ${label} ${i}`,
-      );
-    for (const [i, { channelId }] of sent.entries()) {
-      expect(dc.postedTo(channelId).map((m) => m.current)).toEqual([`echo: ${label} ${i}`]);
-      expect(llm.requests.filter((r) => r.body.messages.filter((m) => m.role === 'user').at(-1)?.content === `${label} ${i}`)).toHaveLength(
-        1,
-      );
-    }
-  };
-
-  beforeAll(async () => {
-    dc = new FakeDiscordServer();
-    await dc.start();
-    llm = new FakeOpenAiServer();
-    await llm.start();
-    db = await clusterDatabase();
-    root = mkdtempSync(join(tmpdir(), 'nestclaw-cluster-dc-'));
-    for (const name of REPLICAS) {
-      mkdirSync(join(root, name));
-      writeFileSync(
-        join(root, name, 'config.yaml'),
-        stringify({
-          models: { fake: { provider: 'openai-compatible', base_url: llm.url, api_key: 'sk-test', model: 'fake-model' } },
-          channels: { discord: { enabled: true, token: dc.token, api_root: dc.url, allow_from: discordUsers, stream_edit_interval: 50 } },
-          security: { rate_limit: { per_sender: { limit: 1000, window: '1m' } } },
-          // Three gateways on an embedded server (20 connections): 3 × (3 pool + listener + migrator).
-          database: { pool_size: 3 },
-        }),
-      );
-    }
-    await Promise.all([start('replica-a'), start('replica-b')]);
-  }, 3 * BOOT_MS);
-
-  afterAll(async () => {
-    for (const g of running.values()) await g.kill9();
-    await dc?.stop();
-    await llm?.stop();
-    await db?.drop();
-    if (root) rmSync(root, { recursive: true, force: true });
-  });
-
-  it('keeps one gateway connection open, moves it within 10 s after kill -9 of its owner, and answers each message once', async () => {
-    await dc.waitFor(() => dc.connected, 20_000, 'a gateway connection');
-    await converse(3, 'discord');
-    expect(dc.openConnections).toBe(1);
-    expect(dc.peakConnections).toBe(1);
-    // The owner, as /v1/cluster names it.
-    const [someone] = running.values();
-    const view = (await (await someone.api('/v1/cluster')).json()) as {
-      replicas: { id: string; pid: number }[];
-      leases: { name: string; holder: string | null }[];
-    };
-    const holder = view.replicas.find((r) => r.id === view.leases.find((l) => l.name === 'channel:discord')?.holder)!;
-    const [ownerName, ownerProcess] = [...running].find(([, g]) => g.child.pid === holder.pid)!;
-    const killedAt = Date.now();
-    await ownerProcess.kill9();
-    running.delete(ownerName);
-    const reconnectedAt = await dc.waitFor(() => dc.connectedAt.find((t) => t >= killedAt), 20_000, 'another gateway connection');
-    await dc.waitFor(() => dc.connected, 5_000, 'the new connection ready');
-    console.log(`[channel-lease] Discord failover after kill -9: ${reconnectedAt - killedAt} ms`);
-    expect(reconnectedAt - killedAt).toBeLessThanOrEqual(FAILOVER_MAX_MS);
-    await converse(3, 'discord after failover');
-    expect(dc.openConnections).toBe(1);
-    expect(dc.peakConnections).toBe(1);
-  }, 180_000);
-});
-
-describe('three replicas started at once on an empty database', () => {
-  let db: TestDatabase & { url: string };
-  let root: string;
-  const gateways: GatewayProcess[] = [];
-
-  beforeAll(async () => {
-    db = await clusterDatabase();
-    root = mkdtempSync(join(tmpdir(), 'nestclaw-cluster-boot-'));
-  });
-  afterAll(async () => {
-    for (const g of gateways) await g.kill9();
-    await db?.drop();
-    if (root) rmSync(root, { recursive: true, force: true });
-  });
-
-  it(
-    'migrates once (the others wait on the lock) and all three become ready',
-    async () => {
-      const started = await Promise.all(
-        REPLICAS.map((name) => {
-          mkdirSync(join(root, name));
-          writeFileSync(join(root, name, 'config.yaml'), stringify({ database: { pool_size: 3 } }));
-          const env = {
-            PATH: process.env.PATH,
-            NESTCLAW_HOME: join(root, name),
-            NESTCLAW_TOKEN: 'cluster-test-token-0123456789',
-            DATABASE_URL: db.url,
-          };
-          return spawnGateway(env, BOOT_MS, { logLevel: 'log' });
-        }),
-      );
-      gateways.push(...started);
-      const migrated = started.filter((g) => /applied \d+ migration\(s\)/.test(g.output()));
-      expect(migrated).toHaveLength(1);
-      for (const g of started) expect((await fetch(`${g.url}/health/ready`)).status).toBe(200);
-      const view = (await (await started[0].api('/v1/cluster')).json()) as { replicas: { alive: boolean }[] };
-      expect(view.replicas.filter((r) => r.alive)).toHaveLength(3);
-    },
-    3 * BOOT_MS,
-  );
 });
