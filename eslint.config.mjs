@@ -68,7 +68,29 @@ export default tseslint.config(
     },
   },
   {
+    // The control UI runs in the browser: typed against its own tsconfig (DOM lib, Preact JSX), which
+    // also answers for browser globals (TypeScript checks them, so no-undef stays off as for all TS).
+    // It talks to the gateway over HTTP only: no lib and no Node built-in may reach the bundle.
+    files: ['apps/ui/**/*.ts', 'apps/ui/**/*.tsx'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^@nestclaw/', message: 'The UI runs in the browser: call the gateway API instead of importing a lib.' },
+            { regex: '^node:', message: 'The UI runs in the browser: no Node built-ins.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['apps/**/*.ts', 'libs/**/*.ts', 'test/lint/**/*.ts'],
+    ignores: ['apps/ui/**'],
     plugins: { boundaries },
     settings: {
       'import/resolver': { typescript: { project: './tsconfig.json' } },
@@ -100,7 +122,7 @@ export default tseslint.config(
   },
   {
     files: ['apps/**/*.ts', 'libs/**/*.ts'],
-    ignores: ['**/*.spec.ts', '**/*.int-spec.ts', 'libs/testing/**'],
+    ignores: ['**/*.spec.ts', '**/*.int-spec.ts', 'libs/testing/**', 'apps/ui/**'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -113,7 +135,7 @@ export default tseslint.config(
   {
     // Apps call services, never a lib's repository (docs/adr/0008-data-path.md, 0007).
     files: ['apps/**/*.ts'],
-    ignores: ['**/*.spec.ts', '**/*.int-spec.ts'],
+    ignores: ['**/*.spec.ts', '**/*.int-spec.ts', 'apps/ui/**'],
     rules: {
       'no-restricted-imports': [
         'error',

@@ -15,11 +15,20 @@ const libs = readdirSync(join(__dirname, 'libs'), { withFileTypes: true })
   .filter((d) => d.isDirectory())
   .map((d) => d.name);
 
+/** Packages published as ES modules only that the gateway loads (see `transform` below). */
+const ESM_ONLY = ['content-disposition'];
+
 const shared = {
   rootDir: __dirname,
   testEnvironment: 'node',
   moduleFileExtensions: ['ts', 'js', 'json'],
-  transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { diagnostics: false }],
+    // ESM-only packages the app requires (Node >= 20.19 loads them with require(); Jest's module
+    // runtime cannot): compiled to CommonJS for the tests. content-disposition comes with @fastify/static.
+    [`/node_modules/(${ESM_ONLY.join('|')})/.+\\.js$`]: ['ts-jest', { diagnostics: false, tsconfig: { allowJs: true } }],
+  },
+  transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY.join('|')})/)`],
   moduleNameMapper: Object.fromEntries(libs.map((l) => [`^@nestclaw/${l}$`, `<rootDir>/libs/${l}/src`])),
 };
 

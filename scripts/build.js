@@ -2,17 +2,18 @@
 'use strict';
 // `npm run build` (always builds) and `node scripts/build.js --if-stale` (npm start, test:e2e, bench):
 // builds only when a build input changed since the last successful build. The inputs' content
-// hash is kept in dist/.build-stamp, written only after both bundles built, so a failed or
-// interrupted build is redone and a stale dist is never run. Plain CommonJS: it runs before any build.
+// hash is kept in dist/.build-stamp, written only after every output built (the gateway and CLI
+// bundles, and the control UI's static files from apps/ui with Vite), so a failed or interrupted
+// build is redone and a stale dist is never run. Plain CommonJS: it runs before any build.
 const { createHash } = require('node:crypto');
 const { spawnSync } = require('node:child_process');
 const { existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } = require('node:fs');
-const { join } = require('node:path');
+const { dirname, join } = require('node:path');
 
 const ROOT = join(__dirname, '..');
 const STAMP = join('dist', '.build-stamp');
-const BUNDLES = [join('dist', 'apps', 'gateway', 'main.js'), join('dist', 'apps', 'cli', 'main.js')];
-/** Folders whose every file may reach a bundle (tests never do), and the files that steer the build. */
+const BUNDLES = [join('dist', 'apps', 'gateway', 'main.js'), join('dist', 'apps', 'cli', 'main.js'), join('dist', 'ui', 'index.html')];
+/** Folders whose every file may reach a bundle (tests never do; apps/ covers apps/ui), and the files that steer the build. */
 const INPUT_DIRS = ['apps', 'libs'];
 const INPUT_FILES = ['package.json', 'package-lock.json', 'nest-cli.json', 'tsconfig.json', 'tsconfig.build.json', 'webpack.config.js'];
 const NOT_AN_INPUT = /\.(int-)?spec\.ts$/;
@@ -59,6 +60,15 @@ function nest(root, project) {
   if (run.status !== 0) process.exit(run.status ?? 1);
 }
 
+/** The control UI (apps/ui/vite.config.mjs): static files in dist/ui that the gateway serves at `/`. */
+function ui(root) {
+  // vite's package exports hide its bin, so it is found beside its package.json.
+  const cli = join(dirname(require.resolve('vite/package.json', { paths: [root] })), 'bin', 'vite.js');
+  const config = join(root, 'apps', 'ui', 'vite.config.mjs');
+  const run = spawnSync(process.execPath, [cli, 'build', '--config', config, '--logLevel', 'warn'], { cwd: root, stdio: 'inherit' });
+  if (run.status !== 0) process.exit(run.status ?? 1);
+}
+
 function build(root, reason) {
   // Taken before building: an edit made during the build leaves the stamp stale, so it is rebuilt next time.
   const inputs = fingerprint(root);
@@ -66,6 +76,7 @@ function build(root, reason) {
   rmSync(join(root, STAMP), { force: true });
   nest(root, 'gateway');
   nest(root, 'cli');
+  ui(root);
   writeFileSync(join(root, STAMP), `${inputs}\n`);
 }
 

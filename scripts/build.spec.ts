@@ -59,6 +59,16 @@ describe('build.js --if-stale', () => {
     expect(build.staleReason(root)).toMatch(/changed/);
   });
 
+  it('builds when a control UI source changed or its build output is gone', () => {
+    write('apps/ui/src/app.tsx', 'export const App = () => null;');
+    builtNow();
+    write('apps/ui/src/styles.css', 'body { margin: 0; }');
+    expect(build.staleReason(root)).toMatch(/changed/);
+    builtNow();
+    rmSync(join(root, 'dist/ui/index.html'));
+    expect(build.staleReason(root)).toMatch(/dist\/ui\/index.html is missing/);
+  });
+
   it('builds when the lock file or a build setting changed', () => {
     builtNow();
     write('package-lock.json', '{"lockfileVersion":3}');

@@ -7,8 +7,20 @@ type ErrorBody = { error: { code: string } };
 
 /** Only these answer without a token: the liveness probe and the trade of a one-time pairing code. */
 // The probes (liveness, readiness) answer orchestrators without a token; the pairing exchange is how a token is got;
-// browser sign-in trades a token or login code (in the body) for a session cookie.
-const PUBLIC_ROUTES = ['GET /health', 'GET /health/live', 'GET /health/ready', 'POST /v1/auth/session', 'POST /v1/pair'];
+// browser sign-in trades a token or login code (in the body) for a session cookie. The control UI's static files
+// (apps/gateway/src/ui) hold no data: the page asks the API, which needs the session.
+const PUBLIC_ROUTES = [
+  'GET /',
+  'GET /approvals',
+  'GET /assets/:file',
+  'GET /favicon.svg',
+  'GET /health',
+  'GET /health/live',
+  'GET /health/ready',
+  'GET /sessions',
+  'POST /v1/auth/session',
+  'POST /v1/pair',
+];
 
 /**
  * Every route the HTTP server itself answers (Fastify's route table, printed as a tree): catches a
@@ -55,7 +67,7 @@ describe('bearer auth on every route', () => {
     expect(serverRoutes(h)).toEqual(routes.map((r) => `${r.method} ${r.path}`).sort());
   });
 
-  it('leaves only the health probes, the pairing-code exchange and browser sign-in public', () => {
+  it("leaves only the health probes, the pairing-code exchange, browser sign-in and the control UI's files public", () => {
     expect(
       routes
         .filter((r) => r.isPublic)

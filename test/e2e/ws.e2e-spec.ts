@@ -1,4 +1,5 @@
 import WebSocket from 'ws';
+import { eventually } from '../support/eventually';
 import { Harness, startHarness, TEST_TOKEN } from '../support/gateway-harness';
 
 type Frame = { type: string; id?: string; [k: string]: unknown };
@@ -88,6 +89,44 @@ describe('WebSocket /ws', () => {
     ws.send(JSON.stringify({ type: 'chat', id: 'c3', message: 'again', sessionId }));
     expect((await next).pop()).toMatchObject({ type: 'done', reply: 'echo: again' });
     ws.close();
+  });
+
+  it('ends a chat when its socket closes, but lets one sent with keepRunning finish and be stored', async () => {
+    const firstToken = (ws: WebSocket, id: string) =>
+      new Promise<void>((resolve) =>
+        ws.on('message', (d) => {
+          const f = JSON.parse(d.toString()) as Frame;
+          if (f.id === id && f.type === 'token') resolve();
+        }),
+      );
+    const answerOf = async (sessionId: string) =>
+      eventually('the turn to settle', async () => {
+        const { messages } = (await (await h.api(`/v1/sessions/${sessionId}/messages`)).json()) as {
+          messages: { role: string; content: string; status: string }[];
+        };
+        return messages[0].status === 'pending' ? undefined : messages;
+      });
+    const run = async (id: string, keepRunning: boolean) => {
+      h.llm.enqueue({ kind: 'text', text: 'b'.repeat(200), tokenDelayMs: 20 });
+      const ws = await connect(h);
+      const session = new Promise<string>((resolve) =>
+        ws.on('message', (d) => {
+          const f = JSON.parse(d.toString()) as Frame;
+          if (f.id === id && f.type === 'started') resolve(f.sessionId as string);
+        }),
+      );
+      const tokenSeen = firstToken(ws, id);
+      ws.send(JSON.stringify({ type: 'chat', id, message: 'long please', keepRunning }));
+      const sessionId = await session;
+      await tokenSeen;
+      ws.close();
+      return answerOf(sessionId);
+    };
+    const ended = await run('k1', false);
+    expect(ended[0]).toMatchObject({ role: 'user', status: 'interrupted' });
+    const kept = await run('k2', true);
+    expect(kept[0].status).not.toBe('interrupted');
+    expect(kept[1]).toMatchObject({ role: 'assistant', content: 'b'.repeat(200) });
   });
 
   it('answers a malformed frame with an error frame and keeps the socket open', async () => {

@@ -16,6 +16,7 @@ import { assertEmbeddedDatabaseOwned } from './http/embedded-single-process';
 import { acceptJsonBodiesOnly } from './http/json-bodies-only';
 import { sendSecurityHeaders } from './http/security-headers';
 import { configSecrets, gatewayLogger } from './observability/gateway-logger';
+import { serveUiFiles } from './ui/ui-files';
 import { GatewayWsAdapter } from './ws/gateway-ws.adapter';
 import { WebSessionSockets } from './ws/web-session-sockets';
 import { WsUpgradeAuth } from './ws/ws-upgrade.auth';
@@ -60,6 +61,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   preloadTokenizer();
   const adapter = new FastifyAdapter({ bodyLimit: config.server.body_limit, trustProxy: false, ...fastifyErrorOptions() });
   acceptJsonBodiesOnly(adapter);
+  serveUiFiles(adapter);
   sendSecurityHeaders(adapter);
   const logger = gatewayLogger(config, env, logLevels);
   const app = await NestFactory.create<NestFastifyApplication>(

@@ -35,6 +35,7 @@ import { ProvidersController } from './providers/providers.controller';
 import { SessionsController } from './sessions/sessions.controller';
 import { TokensController } from './tokens/tokens.controller';
 import { UsageController } from './usage/usage.controller';
+import { UiController } from './ui/ui.controller';
 import { ChatWsGateway } from './ws/chat.ws-gateway';
 import { WsUpgradeAuth } from './ws/ws-upgrade.auth';
 import { WebSessionSockets } from './ws/web-session-sockets';
@@ -94,6 +95,7 @@ export class GatewayModule {
         ReindexController,
         ClusterController,
         WebSessionController,
+        UiController,
       ],
       providers: [
         { provide: APP_GUARD, useClass: BearerAuthGuard },

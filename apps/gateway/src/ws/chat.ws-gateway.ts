@@ -23,6 +23,8 @@ interface Connection {
   running: Map<string, AbortController>;
   /** Session subscriptions on this socket, by the client's id: each ends its frame stream. */
   watching: Map<string, () => void>;
+  /** Chats sent with `keepRunning`: closing the socket leaves their turns running (their frames go nowhere). */
+  detached: Set<string>;
 }
 
 /** Concurrent chats one socket may run; more are refused with an error frame. */
@@ -55,9 +57,12 @@ export class ChatWsGateway implements OnGatewayConnection {
     if (!principal) return client.close(1008, 'unauthorized');
     const running = new Map<string, AbortController>();
     const watching = new Map<string, () => void>();
-    this.connections.set(client, { principal, endpointId: req.socket.remoteAddress, running, watching });
+    const detached = new Set<string>();
+    this.connections.set(client, { principal, endpointId: req.socket.remoteAddress, running, watching, detached });
     client.on('close', () => {
-      running.forEach((c) => c.abort());
+      running.forEach((c, id) => {
+        if (!detached.has(id)) c.abort();
+      });
       watching.forEach((stop) => stop());
     });
   }
@@ -123,6 +128,7 @@ export class ChatWsGateway implements OnGatewayConnection {
       return refuse('rate_limited', `At most ${MAX_RUNS_PER_SOCKET} chats may run at once on one socket`);
     const controller = new AbortController();
     conn.running.set(frame.id, controller);
+    if (frame.keepRunning) conn.detached.add(frame.id);
     return new Observable<ServerFrame>((out) => {
       const id = frame.id;
       // Never let the Observable error: that would end the adapter's subscription for the whole socket.
@@ -157,11 +163,12 @@ export class ChatWsGateway implements OnGatewayConnection {
         })
         .finally(() => {
           conn.running.delete(id);
+          conn.detached.delete(id);
           out.complete();
         });
-      // The socket closed (the adapter unsubscribes): stop the turn.
+      // The socket closed (the adapter unsubscribes): stop the turn, unless it was sent to keep running.
       return () => {
-        if (conn.running.get(id) === controller) controller.abort();
+        if (conn.running.get(id) === controller && !conn.detached.has(id)) controller.abort();
       };
     });
   }

@@ -10,6 +10,8 @@ export const clientFrameSchema = z.discriminatedUnion('type', [
     message: z.string().trim().min(1).max(200_000),
     sessionId: z.string().regex(SESSION_ID_PATTERN).optional(),
     agentId: z.string().min(1).max(100).optional(),
+    /** The turn goes on if this socket closes (a page reloading re-attaches with `subscribe`); Stop is a `cancel`. */
+    keepRunning: z.boolean().optional(),
   }),
   /** Without `sessionId`: this socket's chat `id`. With it: that session's running turn, on whichever replica runs it (admin). */
   z.object({ type: z.literal('cancel'), id: z.string().min(1).max(100), sessionId: z.string().regex(SESSION_ID_PATTERN).optional() }),

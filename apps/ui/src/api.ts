@@ -1,0 +1,39 @@
+/** The gateway's error body, `{"error":{"code","message"}}`, as a thrown value. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Called when any API answer says the session is gone (expired, revoked, signed out elsewhere). */
+let onUnauthorized: () => void = () => undefined;
+export function whenUnauthorized(handler: () => void): void {
+  onUnauthorized = handler;
+}
+
+/**
+ * JSON over same-origin fetch: the HttpOnly session cookie goes along by itself, so no token is ever
+ * in this page's memory, storage or URLs.
+ */
+export async function api<T>(path: string, init: { method?: string; json?: unknown } = {}): Promise<T> {
+  const res = await fetch(path, {
+    method: init.method ?? (init.json === undefined ? 'GET' : 'POST'),
+    credentials: 'same-origin',
+    headers: { accept: 'application/json', ...(init.json === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: init.json === undefined ? undefined : JSON.stringify(init.json),
+  });
+  const text = await res.text();
+  const body = text ? (JSON.parse(text) as unknown) : undefined;
+  if (!res.ok) {
+    const error = (body as { error?: { code?: string; message?: string } } | undefined)?.error;
+    if (res.status === 401) onUnauthorized();
+    throw new ApiError(res.status, error?.code ?? 'http_error', error?.message ?? `HTTP ${res.status}`);
+  }
+  return body as T;
+}
+
+export const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));

@@ -1,0 +1,110 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, messageOf } from '../api';
+import { TranscriptView } from '../chat/transcript-view';
+import { fromStored, Item, StoredMessage } from '../chat/transcript';
+import { continueSession } from '../chat/use-chat';
+import { language, t } from '../i18n/i18n';
+import { navigate } from '../router';
+
+interface SessionSummary {
+  id: string;
+  agentId: string;
+  channel: string;
+  title: string | null;
+  messageCount: number;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+  updatedAt: string;
+}
+
+const PAGE = 50;
+
+/** Every channel's sessions, most recent first, paged; a row opens its transcript with the tool calls. */
+export function SessionsPage() {
+  const [sessions, setSessions] = useState<SessionSummary[]>([]);
+  const [more, setMore] = useState(false);
+  const [open, setOpen] = useState<{ id: string; items: Item[] } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const fail = (e: unknown) => setError(t('error.generic', { message: messageOf(e) }));
+  const loadPage = async (before?: string) => {
+    const q = `?limit=${PAGE}${before ? `&before=${encodeURIComponent(before)}` : ''}`;
+    const page = await api<{ sessions: SessionSummary[] }>(`/v1/sessions${q}`);
+    setSessions((now) => (before ? [...now, ...page.sessions] : page.sessions));
+    setMore(page.sessions.length === PAGE);
+  };
+  const openTranscript = async (id: string) => {
+    const { messages } = await api<{ messages: StoredMessage[] }>(`/v1/sessions/${encodeURIComponent(id)}/messages?limit=1000`);
+    setOpen({ id, items: fromStored(messages) });
+  };
+  useEffect(() => void loadPage().catch(fail), []);
+  return (
+    <section class="page" aria-labelledby="sessions-title">
+      <h1 id="sessions-title">{t('sessions.title')}</h1>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      {sessions.length === 0 && !error && <p class="empty">{t('sessions.none')}</p>}
+      {sessions.length > 0 && (
+        <div class="table-scroll">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">{t('sessions.updated')}</th>
+                <th scope="col">{t('sessions.agent')}</th>
+                <th scope="col">{t('sessions.channel')}</th>
+                <th scope="col">{t('sessions.messages')}</th>
+                <th scope="col">{t('sessions.tokens')}</th>
+                <th scope="col">{t('sessions.cost')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {sessions.map((s) => (
+                <tr key={s.id} aria-selected={open?.id === s.id}>
+                  <td>
+                    <button type="button" class="link-button" onClick={() => void openTranscript(s.id).catch(fail)}>
+                      <span class="visually-hidden">{t('sessions.open', { id: s.title ?? s.id })}</span>
+                      <span aria-hidden="true">{new Date(s.updatedAt).toLocaleString(language())}</span>
+                    </button>
+                  </td>
+                  <td>{s.agentId}</td>
+                  <td>{s.channel}</td>
+                  <td>{s.messageCount}</td>
+                  <td>{s.inputTokens + s.outputTokens}</td>
+                  <td>${s.costUsd.toFixed(4)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {more && (
+        <button type="button" onClick={() => void loadPage(sessions[sessions.length - 1]?.updatedAt).catch(fail)}>
+          {t('sessions.more')}
+        </button>
+      )}
+      {open && (
+        <section class="transcript-panel" aria-labelledby="transcript-title">
+          <header class="page-header">
+            <h2 id="transcript-title">{t('sessions.transcript', { id: open.id })}</h2>
+            <button
+              type="button"
+              onClick={() => {
+                continueSession(open.id);
+                navigate('chat');
+              }}
+            >
+              {t('sessions.continue')}
+            </button>
+            <button type="button" onClick={() => setOpen(null)}>
+              {t('sessions.close')}
+            </button>
+          </header>
+          <TranscriptView items={open.items} onApprovalDecided={() => void openTranscript(open.id).catch(fail)} />
+        </section>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,90 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { eventually } from '../../support/eventually';
+import { Harness, startHarness, TEST_TOKEN } from '../../support/gateway-harness';
+import { launchChromium, recordedPage, signInThroughForm, SocketLog } from '../../support/browser';
+import { describeWithHostTools } from '../../support/host-tools';
+
+/**
+ * The control UI's Approvals inbox, Stop, bounded tool output and the agent picker, in Debian's
+ * Chromium against a real gateway with two agents and the fake model.
+ */
+describeWithHostTools(['chromium'], 'control UI pages in a real browser', (tools) => {
+  let h: Harness;
+  let browser: Browser;
+  let page: Page;
+  let socket: SocketLog;
+  const message = () => page.getByLabel('Message');
+
+  beforeAll(async () => {
+    h = await startHarness({ config: { agents: { coder: { system_prompt: 'You are the coder agent.' } } } });
+    browser = await launchChromium(tools.chromium!);
+    ({ page, socket } = await recordedPage(await browser.newContext({ locale: 'en-US' })));
+    await signInThroughForm(page, h.gateway.url, TEST_TOKEN);
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await h?.stop();
+  });
+
+  it('approves a waiting tool call from the Approvals inbox, which resumes its turn, and lists the decision', async () => {
+    const input = { path: 'inbox-approved.txt', content: 'approved from the inbox' };
+    const chat = h.api('/v1/chat', { json: { message: `save it [tool:file_write ${JSON.stringify(input)}]` } });
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Approvals' }).click();
+    const card = page.locator('.approval-entry', { hasText: 'inbox-approved.txt' });
+    // The inbox loads once: refresh until the paused turn's approval is there.
+    await eventually('the approval in the inbox', async () => {
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      return (await card.count()) > 0;
+    });
+    await expect(card.locator('pre').textContent()).resolves.toContain('approved from the inbox');
+    await card.getByRole('button', { name: 'Approve' }).click();
+    const res = await chat;
+    expect(((await res.json()) as { reply: string }).reply).toBe('tool said: wrote 23 bytes to inbox-approved.txt');
+    const row = page.locator('tbody tr', { hasText: 'file_write' }).first();
+    await expect(row.textContent()).resolves.toMatch(/Approved.*owner/);
+  });
+
+  it('stops a streaming answer with Stop (a cancel frame)', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Chat' }).click();
+    h.llm.enqueue({ kind: 'text', text: 'never ending '.repeat(100), tokenDelayMs: 50 });
+    const before = socket.received.length;
+    await message().fill('talk for a while');
+    await message().press('Enter');
+    await eventually('the answer to stream', () => socket.received.slice(before).some((f) => f.type === 'token'));
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await page.getByText('Stopped.', { exact: true }).waitFor();
+    expect(socket.sent.filter((f) => f.type === 'cancel')).toHaveLength(1);
+    await page.getByRole('button', { name: 'Send' }).waitFor();
+  });
+
+  it('collapses a tool output beyond 2 KB and shows all of it on request', async () => {
+    const dir = join(h.home, 'workspaces', 'agents', 'default');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'big.txt'), `${'0123456789'.repeat(500)}THE END`);
+    const before = socket.received.length;
+    await message().fill('[tool:file_read {"path":"big.txt"}]');
+    await message().press('Enter');
+    await eventually('the turn to finish', () => socket.received.slice(before).some((f) => f.type === 'done'), 20_000);
+    const output = page.locator('.tool-card', { hasText: 'file_read' }).last();
+    await output.locator('summary').click();
+    const pre = output.getByLabel('Output', { exact: true });
+    expect((await pre.textContent())!.length).toBeLessThan(2100);
+    expect(await pre.textContent()).not.toContain('THE END');
+    await output.getByRole('button', { name: /^Show all/ }).click();
+    await expect(pre.textContent()).resolves.toContain('THE END');
+  });
+
+  it('starts a new session with the agent chosen in the picker', async () => {
+    await page.getByRole('button', { name: 'New session' }).click();
+    await page.getByLabel('Agent').selectOption('coder');
+    const before = socket.received.length;
+    await message().fill('which agent are you?');
+    await message().press('Enter');
+    const started = await eventually('the started frame', () => socket.received.slice(before).find((f) => f.type === 'started'));
+    await eventually('the turn to finish', () => socket.received.slice(before).some((f) => f.type === 'done'), 20_000);
+    const { sessions } = (await (await h.api('/v1/sessions')).json()) as { sessions: { id: string; agentId: string }[] };
+    expect(sessions.find((s) => s.id === started.sessionId)?.agentId).toBe('coder');
+  });
+});
