@@ -1,4 +1,4 @@
-import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
 import { ConfigService } from '@nestclaw/config';
 import { instrumentDelivery } from './channel.telemetry';
 import type { ChannelAdapter } from './channel.port';
@@ -13,7 +13,7 @@ import type * as TelegramAdapter from './telegram/telegram.channel';
  * the channels over first, then stops the runs, before the database closes.
  */
 @Injectable()
-export class ChannelRegistry implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class ChannelRegistry implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Channels');
   private readonly adapters = new Map<string, ChannelAdapter>();
 
@@ -41,7 +41,12 @@ export class ChannelRegistry implements OnApplicationBootstrap, BeforeApplicatio
     this.adapters.set(adapter.id, instrumentDelivery(adapter));
   }
 
-  async onApplicationBootstrap(): Promise<void> {
+  /**
+   * Builds the adapters (no network yet) before any module's start-up work: the scheduler's first tick,
+   * in its own bootstrap, may deliver a job answer already due (a retry after a restart), and found no
+   * channel when they were built later ("channel telegram is not running": retried a minute on).
+   */
+  onModuleInit(): void {
     const { channels } = this.config.get();
     const build = (id: string, make: () => ChannelAdapter) => {
       try {
@@ -57,6 +62,10 @@ export class ChannelRegistry implements OnApplicationBootstrap, BeforeApplicatio
     if (channels.discord.enabled)
       build('discord', () => new (require('./discord/discord.channel') as typeof DiscordAdapter).DiscordChannel(channels.discord));
     /* eslint-enable @typescript-eslint/no-require-imports */
+  }
+
+  /** Starts receiving on the channels this replica owns. */
+  async onApplicationBootstrap(): Promise<void> {
     await this.ownership.start(this.list());
   }
 

@@ -76,6 +76,23 @@ describe('background loops woken instead of polling', () => {
     await eventually('the memory queued elsewhere to leave the index queue', async () => (await queued(rows[0].id)) === 0, PROMPT_MS);
   });
 
+  it('delivers at start-up an answer already due for a retry (the channels exist before the scheduler first looks)', async () => {
+    const jobId = randomUUID();
+    await h.query(
+      `INSERT INTO scheduled_jobs (id, agent_id, schedule, message, enabled, next_run_at, deliver_to)
+       VALUES ($1, 'default', $2, 'feed the cat', false, NULL, $3)`,
+      [jobId, { at: new Date().toISOString() }, { channel: 'telegram', chatId: String(alice.id) }],
+    );
+    // Its lease ran out while the gateway was down: the first tick, in the scheduler's start-up, retries it.
+    await h.query(
+      `INSERT INTO job_runs (job_id, due_at, status, finished_at, output, delivery_attempts, delivery_due_at)
+       VALUES ($1, now(), 'ok', now(), 'Time to feed the cat', 1, now() - interval '1 second')`,
+      [jobId],
+    );
+    await h.restart();
+    await tg.waitFor(() => tg.sentTo(alice.id).some((m) => m.current.includes('feed the cat')), PROMPT_MS, 'the answer due at start-up');
+  });
+
   it("retries an answer's delivery when its lease runs out, without a poll", async () => {
     // A gateway died between running a job and recording its answer as sent: the run is leased for 2 s.
     const jobId = randomUUID();
