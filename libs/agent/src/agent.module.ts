@@ -14,6 +14,7 @@ import { BootstrapFiles } from './prompt/bootstrap-files';
 import { SystemPromptBuilder } from './prompt/system-prompt.builder';
 import { SessionRepository } from './session/session.repository';
 import { TurnRepository } from './session/turn.repository';
+import { ExternalTurns } from './turn/external-turn.recorder';
 import { SkillCatalog } from './skills/skill.catalog';
 import { SkillReadTool } from './skills/skill-read.tool';
 import { SpawnTool } from './subagents/spawn.tool';
@@ -58,6 +59,7 @@ const agentTools = [SkillReadTool, SpawnTool, CronTool];
     CloseStage,
     SessionRepository,
     TurnRepository,
+    ExternalTurns,
     SessionHold,
     SystemPromptBuilder,
     BootstrapFiles,
@@ -80,6 +82,7 @@ const agentTools = [SkillReadTool, SpawnTool, CronTool];
   ],
   exports: [
     AgentService,
+    ExternalTurns,
     SessionRepository,
     SystemPromptBuilder,
     SkillCatalog,

@@ -51,7 +51,12 @@ describeWithHostTools(['tmux'], 'CLI bridge: a fake coding CLI in a real tmux, d
   const ask = async (text: string, match: (t: string) => boolean, what: string, timeoutMs = 15_000) => {
     const from = tg.sentTo(alice.id).length;
     tg.dm(alice, text);
-    return tg.waitFor(() => texts(from).find(match), timeoutMs, what);
+    return tg
+      .waitFor(() => texts(from).find(match), timeoutMs, what)
+      .catch((e) => {
+        console.log(`the chat since the message, waiting for ${what}:`, JSON.stringify(texts(from)));
+        throw e;
+      });
   };
   const cardSince = (from: number) =>
     tg.waitFor(
@@ -78,7 +83,7 @@ describeWithHostTools(['tmux'], 'CLI bridge: a fake coding CLI in a real tmux, d
     expect(reply).toBe(`fake may only run in: ${workDir}.`);
   });
 
-  it('passes a multi-line Chinese message through intact and answers it once', async () => {
+  it('passes a multi-line Chinese message through intact, answers it once, and keeps it as a turn the API reads', async () => {
     const from = tg.sentTo(alice.id).length;
     const reply = await ask('第一行：分析这段错误日志\n第二行 with English', (t) => t.startsWith('echo:'), 'echo');
     expect(reply).toBe('echo: 第一行：分析这段错误日志\n第二行 with English');
@@ -91,6 +96,18 @@ describeWithHostTools(['tmux'], 'CLI bridge: a fake coding CLI in a real tmux, d
       `SELECT direction, content FROM conversation_log WHERE content LIKE '%第一行%' ORDER BY id`,
     );
     expect(log.map((l) => l.direction)).toEqual(['in', 'out']);
+    const [session] = await h.query<{ session_id: string }>(
+      `SELECT session_id FROM conversation_log WHERE content LIKE '第一行%' AND direction = 'in'`,
+    );
+    const transcript = (await (await h.api(`/v1/sessions/${encodeURIComponent(session.session_id)}/messages`)).json()) as {
+      messages: { role: string; content: string; status: string; turnId: string }[];
+    };
+    const turn = transcript.messages.filter((x) => x.content.includes('第一行'));
+    expect(turn.map((x) => [x.role, x.content, x.status])).toEqual([
+      ['user', '第一行：分析这段错误日志\n第二行 with English', 'ok'],
+      ['assistant', 'echo: 第一行：分析这段错误日志\n第二行 with English', 'ok'],
+    ]);
+    expect(turn[0].turnId).toBe(turn[1].turnId);
     const audit = await h.query<{ action: string }>(`SELECT action FROM audit_log WHERE action LIKE 'cli.%' ORDER BY id`);
     expect(audit.map((a) => a.action)).toEqual(expect.arrayContaining(['cli.input', 'cli.output']));
   });
@@ -162,7 +179,15 @@ describeWithHostTools(['tmux'], 'CLI bridge: a fake coding CLI in a real tmux, d
     expect((await h.api('/v1/pairing/approve', { json: { channel: 'telegram', code } })).status).toBe(200);
     const from = tg.sentTo(paired.id).length;
     tg.dm(paired, '/cli use fake');
-    const reply = await tg.waitFor(() => tg.sentTo(paired.id).slice(from)[0], 10_000, 'refusal');
+    const reply = await tg.waitFor(
+      () =>
+        tg
+          .sentTo(paired.id)
+          .slice(from)
+          .find((x) => x.current !== '…'),
+      10_000,
+      'refusal',
+    );
     expect(telegramHtmlToText(reply.current)).toMatch(/^Only the owner and the people listed for a CLI may drive it/);
     expect(await tmux.list()).toEqual(['nestclaw-fake-1']);
   });

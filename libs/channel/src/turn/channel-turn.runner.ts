@@ -39,7 +39,7 @@ export class ChannelTurnRunner {
 
   /** Starts the turn and returns at once: delivery reads its events while it runs. */
   start(inboundId: string, m: InboundMessage, routed: Routed, recovered: boolean): ChannelTurn {
-    if (routed.cli) return this.cli.start(m, routed);
+    if (routed.cli) return this.cli.start(inboundId, m, routed, recovered);
     const events = new TurnEvents();
     const outcome = this.run(events, inboundId, m, routed, recovered).finally(() => events.end());
     return { events, outcome };
