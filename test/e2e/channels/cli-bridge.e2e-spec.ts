@@ -192,6 +192,17 @@ describeWithHostTools(['tmux'], 'CLI bridge: a fake coding CLI in a real tmux, d
     expect(await tmux.list()).toEqual(['nestclaw-fake-1']);
   });
 
+  it('re-attaches the bound session by name after a gateway restart: the CLI kept running and answers', async () => {
+    const pid = async () => (await h.query<{ tmux_session: string }>(`SELECT tmux_session FROM cli_bindings`))[0].tmux_session;
+    expect(await pid()).toBe('nestclaw-fake-1');
+    await h.restart();
+    tmux = h.gateway.app.get(TmuxDriver);
+    tmux.useTmux(tools.tmux!, socket);
+    expect(await ask('/cli status', (t) => t.startsWith('Bound to'), 'status after restart')).toContain('nestclaw-fake-1 (running)');
+    expect(await ask('still there?', (t) => t.startsWith('echo:'), 'echo after restart')).toBe('echo: still there?');
+    expect(await tmux.list()).toEqual(['nestclaw-fake-1']);
+  });
+
   it('unbinds with /cli exit: the session ends and messages go to the assistant again', async () => {
     expect(await ask('/cli exit', (t) => t.startsWith('Unbound'), 'exit')).toContain('Unbound from fake');
     expect(await tmux.list()).toEqual([]);
