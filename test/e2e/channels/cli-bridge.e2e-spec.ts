@@ -10,6 +10,8 @@ import { FakeTelegramServer, FakeUser, SentMessage } from '../../fixtures/fake-t
 
 const alice: FakeUser = { id: 4101, first_name: 'Alice', username: 'alice' };
 const paired: FakeUser = { id: 4202, first_name: 'Pat', username: 'pat' };
+/** Paired like Pat, and listed in the CLI's own allow_from. */
+const listed: FakeUser = { id: 4303, first_name: 'Quinn', username: 'quinn' };
 const FAKE_CLI = join(__dirname, '../../fixtures/fake-cli.js');
 
 describeWithHostTools(['tmux'], 'CLI bridge: a fake coding CLI in a real tmux, driven from Telegram', (tools) => {
@@ -29,7 +31,18 @@ describeWithHostTools(['tmux'], 'CLI bridge: a fake coding CLI in a real tmux, d
           telegram: { enabled: true, token: tg.token, api_root: tg.url, allow_from: [String(alice.id)], poll_timeout: 1 },
         },
         security: { rate_limit: { per_sender: { limit: 100, window: '1m' } } },
-        clis: { fake: { command: process.execPath, args: [FAKE_CLI], allowed_dirs: [workDir], done_after: '800ms', watchdog: '4s' } },
+        // Approvals nobody decides expire in 5 s (the approve/deny tests press within a second).
+        tools: { approval: { timeout: '5s' } },
+        clis: {
+          fake: {
+            command: process.execPath,
+            args: [FAKE_CLI],
+            allowed_dirs: [workDir],
+            allow_from: [`telegram:${listed.id}`],
+            done_after: '800ms',
+            watchdog: '4s',
+          },
+        },
       },
     });
     tmux = h.gateway.app.get(TmuxDriver);
@@ -134,6 +147,18 @@ describeWithHostTools(['tmux'], 'CLI bridge: a fake coding CLI in a real tmux, d
     expect(reply).toContain('choice: No');
   });
 
+  it('answers a [y/N] prompt nobody decided with n once its approval expires', async () => {
+    const from = tg.sentTo(alice.id).length;
+    tg.dm(alice, 'again ask-yn');
+    await cardSince(from);
+    const reply = await tg.waitFor(() => texts(from).find((t) => t.includes('answer:')), 20_000, 'answer after expiry');
+    expect(reply).toContain('answer: n');
+    const [approval] = await h.query<{ status: string }>(
+      `SELECT status FROM tool_approvals WHERE tool = 'cli:fake' ORDER BY requested_at DESC LIMIT 1`,
+    );
+    expect(approval.status).toBe('expired');
+  });
+
   it('answers two messages sent while the CLI is busy in order, each told it is queued', async () => {
     const from = tg.sentTo(alice.id).length;
     tg.dm(alice, 'slow first');
@@ -190,6 +215,27 @@ describeWithHostTools(['tmux'], 'CLI bridge: a fake coding CLI in a real tmux, d
     );
     expect(telegramHtmlToText(reply.current)).toMatch(/^Only the owner and the people listed for a CLI may drive it/);
     expect(await tmux.list()).toEqual(['nestclaw-fake-1']);
+  });
+
+  it("lets a paired user listed in the CLI's allow_from drive it, in a session of their own", async () => {
+    tg.dm(listed, 'hello');
+    const codeMsg = await tg.waitFor(() => tg.sentTo(listed.id)[0], 10_000, 'pairing code');
+    const code = /pairing code: ([A-Z2-9]{8})/.exec(telegramHtmlToText(codeMsg.current))![1];
+    expect((await h.api('/v1/pairing/approve', { json: { channel: 'telegram', code } })).status).toBe(200);
+    const from = tg.sentTo(listed.id).length;
+    tg.dm(listed, '/cli use fake');
+    const reply = await tg.waitFor(
+      () =>
+        tg
+          .sentTo(listed.id)
+          .slice(from)
+          .find((x) => x.current !== '…'),
+      10_000,
+      'bind reply',
+    );
+    expect(telegramHtmlToText(reply.current)).toContain('(tmux session nestclaw-fake-2)');
+    tg.dm(listed, '/cli exit');
+    await eventually('the second session ended', async () => (await tmux.list()).length === 1);
   });
 
   it('re-attaches the bound session by name after a gateway restart: the CLI kept running and answers', async () => {

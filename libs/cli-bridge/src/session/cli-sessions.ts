@@ -2,6 +2,9 @@ import { Injectable } from '@nestjs/common';
 import type { CliConfig } from '@nestclaw/config';
 import { minimalEnv, TmuxDriver } from '../tmux/tmux.driver';
 
+const READY_WAIT_MS = 10_000;
+const READY_QUIET_MS = 300;
+
 /** The tmux session names nestclaw gives a CLI: `nestclaw-<cli>-<n>`. */
 export const sessionPrefix = (cli: string) => `nestclaw-${cli}-`;
 
@@ -40,7 +43,25 @@ export class CliSessions {
     return this.tmux.list();
   }
 
-  private launch(name: string, cli: string, cfg: CliConfig, dir: string): Promise<void> {
-    return this.tmux.create({ name, dir, command: cfg.command, args: cfg.args, env: minimalEnv({ NESTCLAW_CLI: cli }) });
+  private async launch(name: string, cli: string, cfg: CliConfig, dir: string): Promise<void> {
+    await this.tmux.create({ name, dir, command: cfg.command, args: cfg.args, env: minimalEnv({ NESTCLAW_CLI: cli }) });
+    await this.settled(name);
+  }
+
+  /**
+   * Until the CLI has drawn its first screen and held it still for a moment (at most 10 s): text sent
+   * before it reads its terminal would be echoed by the terminal, not the CLI, and its answer misread.
+   */
+  private async settled(name: string): Promise<void> {
+    const deadline = Date.now() + READY_WAIT_MS;
+    let last = '';
+    let sameSince = Date.now();
+    while (Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      if (!(await this.tmux.alive(name))) return;
+      const now = (await this.tmux.capture(name).catch(() => '')).trim();
+      if (now !== last) [last, sameSince] = [now, Date.now()];
+      else if (now && Date.now() - sameSince >= READY_QUIET_MS) return;
+    }
   }
 }
