@@ -14,7 +14,7 @@ const paired: FakeUser = { id: 4202, first_name: 'Pat', username: 'pat' };
 const listed: FakeUser = { id: 4303, first_name: 'Quinn', username: 'quinn' };
 const FAKE_CLI = join(__dirname, '../../fixtures/fake-cli.js');
 
-describeWithHostTools(['tmux'], 'CLI bridge: a fake coding CLI in a real tmux, driven from Telegram', (tools) => {
+describeWithHostTools(['tmux'], 'CLI bridge: a fake coding CLI in a real tmux, driven from Telegram', () => {
   let h: Harness;
   let tg: FakeTelegramServer;
   let workDir: string;
@@ -26,6 +26,7 @@ describeWithHostTools(['tmux'], 'CLI bridge: a fake coding CLI in a real tmux, d
     await tg.start();
     workDir = mkdtempSync(join(tmpdir(), 'nestclaw-cli-'));
     h = await startHarness({
+      env: { NESTCLAW_TMUX_SOCKET: socket },
       config: {
         channels: {
           telegram: { enabled: true, token: tg.token, api_root: tg.url, allow_from: [String(alice.id)], poll_timeout: 1 },
@@ -46,7 +47,6 @@ describeWithHostTools(['tmux'], 'CLI bridge: a fake coding CLI in a real tmux, d
       },
     });
     tmux = h.gateway.app.get(TmuxDriver);
-    tmux.useTmux(tools.tmux!, socket);
   });
   afterAll(async () => {
     for (const s of (await tmux?.list()) ?? []) await tmux.kill(s);
@@ -243,7 +243,6 @@ describeWithHostTools(['tmux'], 'CLI bridge: a fake coding CLI in a real tmux, d
     expect(await pid()).toBe('nestclaw-fake-1');
     await h.restart();
     tmux = h.gateway.app.get(TmuxDriver);
-    tmux.useTmux(tools.tmux!, socket);
     expect(await ask('/cli status', (t) => t.startsWith('Bound to'), 'status after restart')).toContain('nestclaw-fake-1 (running)');
     expect(await ask('still there?', (t) => t.startsWith('echo:'), 'echo after restart')).toBe('echo: still there?');
     expect(await tmux.list()).toEqual(['nestclaw-fake-1']);

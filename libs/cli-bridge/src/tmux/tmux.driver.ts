@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { execFile } from 'node:child_process';
+import { ConfigService } from '@nestclaw/config';
 
 /** nestclaw's own tmux server (`tmux -L nestclaw`): its sessions are ours, and a user's tmux is never touched. */
 export const TMUX_SOCKET = 'nestclaw';
@@ -33,13 +34,11 @@ export interface NewTmuxSession {
  */
 @Injectable()
 export class TmuxDriver {
-  private binary = 'tmux';
-  private socket = TMUX_SOCKET;
+  /** `NESTCLAW_TMUX_SOCKET` gives a gateway a socket of its own (two gateways on one machine, the tests). */
+  private readonly socket: string;
 
-  /** Tests point this at the tmux binary they found and a socket of their own (never a running gateway's). */
-  useTmux(binary: string, socket: string): void {
-    this.binary = binary;
-    this.socket = socket;
+  constructor(config: ConfigService) {
+    this.socket = config.options.env.NESTCLAW_TMUX_SOCKET || TMUX_SOCKET;
   }
 
   async create(s: NewTmuxSession): Promise<void> {
@@ -86,7 +85,7 @@ export class TmuxDriver {
   private run(args: string[], env?: Record<string, string>, stdin?: string): Promise<string> {
     return new Promise((resolve, reject) => {
       const child = execFile(
-        this.binary,
+        'tmux',
         ['-u', '-L', this.socket, ...args],
         { env: env ?? minimalEnv(), timeout: 10_000, maxBuffer: 16 * 1024 * 1024 },
         (err, stdout, stderr) => (err ? reject(new Error(`tmux ${args[0]}: ${stderr.trim() || err.message}`)) : resolve(stdout)),
