@@ -15,6 +15,8 @@ export interface CliMessage {
   text: string;
   /** The chat's transcript session (approvals and audit rows name it). */
   sessionId: string;
+  /** The transcript turn this message is (its approvals name it); a fresh id when there is none. */
+  turnId?: string;
   signal?: AbortSignal;
   onApproval: (a: Approval) => void;
 }
@@ -60,7 +62,7 @@ export class CliBridge {
     this.pending.set(key, (this.pending.get(key) ?? 0) + 1);
     try {
       return await this.queue.run(key, async () => {
-        const exchangeId = randomUUID();
+        const exchangeId = m.turnId ?? randomUUID();
         const actor = identityOf(m.caller);
         const target = `${b.cli} ${b.tmuxSession}`;
         await this.audit.record({

@@ -153,10 +153,15 @@ describeWithHostTools(['tmux'], 'CLI bridge: a fake coding CLI in a real tmux, d
     await cardSince(from);
     const reply = await tg.waitFor(() => texts(from).find((t) => t.includes('answer:')), 20_000, 'answer after expiry');
     expect(reply).toContain('answer: n');
-    const [approval] = await h.query<{ status: string }>(
-      `SELECT status FROM tool_approvals WHERE tool = 'cli:fake' ORDER BY requested_at DESC LIMIT 1`,
+    const [approval] = await h.query<{ status: string; turn_id: string }>(
+      `SELECT status, turn_id FROM tool_approvals WHERE tool = 'cli:fake' ORDER BY requested_at DESC LIMIT 1`,
     );
     expect(approval.status).toBe('expired');
+    // The approval names the transcript turn the prompt came up in.
+    expect(await h.query(`SELECT role FROM messages WHERE turn_id = $1 ORDER BY seq`, [approval.turn_id])).toEqual([
+      { role: 'user' },
+      { role: 'assistant' },
+    ]);
   });
 
   it('answers two messages sent while the CLI is busy in order, each told it is queued', async () => {

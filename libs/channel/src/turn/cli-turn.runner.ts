@@ -61,6 +61,7 @@ export class CliTurnRunner {
         caller,
         text: m.text,
         sessionId,
+        turnId,
         onApproval: (a) =>
           events.push({
             type: 'approval_required',
