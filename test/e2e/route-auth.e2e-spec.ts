@@ -6,8 +6,9 @@ import { concrete, nestRoutes, Route } from '../support/route-table';
 type ErrorBody = { error: { code: string } };
 
 /** Only these answer without a token: the liveness probe and the trade of a one-time pairing code. */
-// The probes (liveness, readiness) answer orchestrators without a token; the pairing exchange is how a token is got.
-const PUBLIC_ROUTES = ['GET /health', 'GET /health/live', 'GET /health/ready', 'POST /v1/pair'];
+// The probes (liveness, readiness) answer orchestrators without a token; the pairing exchange is how a token is got;
+// browser sign-in trades a token or login code (in the body) for a session cookie.
+const PUBLIC_ROUTES = ['GET /health', 'GET /health/live', 'GET /health/ready', 'POST /v1/auth/session', 'POST /v1/pair'];
 
 /**
  * Every route the HTTP server itself answers (Fastify's route table, printed as a tree): catches a
@@ -54,7 +55,7 @@ describe('bearer auth on every route', () => {
     expect(serverRoutes(h)).toEqual(routes.map((r) => `${r.method} ${r.path}`).sort());
   });
 
-  it('leaves only the health probes and the pairing-code exchange public', () => {
+  it('leaves only the health probes, the pairing-code exchange and browser sign-in public', () => {
     expect(
       routes
         .filter((r) => r.isPublic)

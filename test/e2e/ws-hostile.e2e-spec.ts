@@ -195,6 +195,10 @@ describe('WebSocket /ws against hostile clients', () => {
     expect(none).toMatchObject({ status: 401, body: { error: { code: 'unauthorized' } } });
     expect(none.type).toContain('application/json');
     expect(await refusal(`${wsUrl(h)}?token=wrong`)).toMatchObject({ status: 401, body: { error: { code: 'unauthorized' } } });
+    // The right token in the URL is refused too, and the answer says what to send instead.
+    const inUrl = await refusal(`${wsUrl(h)}?token=${TEST_TOKEN}`);
+    expect(inUrl).toMatchObject({ status: 401, body: { error: { message: expect.stringContaining('a token in the URL is refused') } } });
+    expect(JSON.stringify(inUrl.body)).not.toContain(TEST_TOKEN);
 
     const code = (await (await h.api('/v1/pair/codes', { json: { scopes: ['approve'] } })).json()) as { code: string };
     const paired = (await (

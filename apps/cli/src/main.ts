@@ -17,6 +17,7 @@ import { addTokenAdminCommands } from './commands/tokens.command';
 import { agentCommand, skillsCommand } from './commands/agent-context.command';
 import { cronCommand } from './commands/cron.command';
 import { approvalsCommand } from './commands/approvals.command';
+import { uiCommand } from './commands/ui.command';
 
 function version(): string {
   try {
@@ -49,7 +50,8 @@ const program = new Command('nestclaw')
   .addCommand(skillsCommand())
   .addCommand(cronCommand())
   .addCommand(memoryCommand())
-  .addCommand(approvalsCommand());
+  .addCommand(approvalsCommand())
+  .addCommand(uiCommand());
 addTokenAdminCommands(program.commands.find((c) => c.name() === 'token')!);
 // `nestclaw <command> --help` lists --config too (addCommand does not copy help settings).
 for (const cmd of program.commands) cmd.configureHelp({ showGlobalOptions: true });

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import fastifyCookie from '@fastify/cookie';
 import { LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -13,8 +14,10 @@ import { addressInUse, assertAddressFree } from './http/address-in-use';
 import { closeDraining } from './http/drain-on-close';
 import { assertEmbeddedDatabaseOwned } from './http/embedded-single-process';
 import { acceptJsonBodiesOnly } from './http/json-bodies-only';
+import { sendSecurityHeaders } from './http/security-headers';
 import { configSecrets, gatewayLogger } from './observability/gateway-logger';
 import { GatewayWsAdapter } from './ws/gateway-ws.adapter';
+import { WebSessionSockets } from './ws/web-session-sockets';
 import { WsUpgradeAuth } from './ws/ws-upgrade.auth';
 
 export interface GatewayOptions {
@@ -57,6 +60,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   preloadTokenizer();
   const adapter = new FastifyAdapter({ bodyLimit: config.server.body_limit, trustProxy: false, ...fastifyErrorOptions() });
   acceptJsonBodiesOnly(adapter);
+  sendSecurityHeaders(adapter);
   const logger = gatewayLogger(config, env, logLevels);
   const app = await NestFactory.create<NestFastifyApplication>(
     GatewayModule.forRoot({ path: configPath, env, watch: options.watchConfig, loaded: config }),
@@ -73,12 +77,17 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   }
   // A reload may bring new keys or tokens: scrub those too.
   configService.register({ reconfigure: (next) => logger.scrubber.setSecrets(configSecrets(next, env)) });
+  // Sets the web session cookie; `hook: false`: cookies are parsed only where one is read (a request
+  // without a bearer token), never on every request.
+  await app.register(fastifyCookie, { hook: false });
   const upgrades = app.get(WsUpgradeAuth);
+  const webSessionSockets = app.get(WebSessionSockets);
   app.useWebSocketAdapter(
     new GatewayWsAdapter(app.getHttpServer() as Server, {
       maxPayload: config.server.body_limit,
       pingIntervalMs: config.server.ws_ping_interval,
       verify: (req) => upgrades.verify(req),
+      opened: (ws, req) => webSessionSockets.opened(ws, req),
     }),
   );
 

@@ -37,6 +37,10 @@ import { TokensController } from './tokens/tokens.controller';
 import { UsageController } from './usage/usage.controller';
 import { ChatWsGateway } from './ws/chat.ws-gateway';
 import { WsUpgradeAuth } from './ws/ws-upgrade.auth';
+import { WebSessionSockets } from './ws/web-session-sockets';
+import { WebSessionCookieAuth } from './auth/web-session-cookie.auth';
+import { SignInRateLimit } from './web-session/sign-in-rate-limit';
+import { WebSessionController } from './web-session/web-session.controller';
 import { CronController } from './cron/cron.controller';
 import { MetricsController } from './observability/metrics.controller';
 import { MetricsListener } from './observability/metrics.listener';
@@ -89,6 +93,7 @@ export class GatewayModule {
         MemoryController,
         ReindexController,
         ClusterController,
+        WebSessionController,
       ],
       providers: [
         { provide: APP_GUARD, useClass: BearerAuthGuard },
@@ -103,6 +108,9 @@ export class GatewayModule {
         ChatWsGateway,
         WsUpgradeAuth,
         TokenRateLimit,
+        WebSessionCookieAuth,
+        WebSessionSockets,
+        SignInRateLimit,
         AgentModelCatalog,
         ClusterService,
       ],

@@ -13,6 +13,7 @@ import { Summarizer } from './compaction/summarizer';
 import { BootstrapFiles } from './prompt/bootstrap-files';
 import { SystemPromptBuilder } from './prompt/system-prompt.builder';
 import { SessionRepository } from './session/session.repository';
+import { SessionHoldRepository } from './session/session-hold.repository';
 import { TurnRepository } from './session/turn.repository';
 import { ExternalTurns } from './turn/external-turn.recorder';
 import { SkillCatalog } from './skills/skill.catalog';
@@ -60,6 +61,7 @@ const agentTools = [SkillReadTool, SpawnTool, CronTool];
     SessionRepository,
     TurnRepository,
     ExternalTurns,
+    SessionHoldRepository,
     SessionHold,
     SystemPromptBuilder,
     BootstrapFiles,

@@ -24,10 +24,11 @@ export type WakeHandler = () => void;
  * Events between replicas (issue 24), each a PostgreSQL channel `nestclaw_<topic>` like the wake-ups,
  * but with a payload: ids, never content (NOTIFY's limit is 8000 bytes; a subscriber reads what it
  * needs from the database). `turn_cancel` asks whichever replica runs a turn to stop it;
- * `approval_decided` and `session_events` are sent by triggers on the tables the turn writes anyway.
+ * `approval_decided` and `session_events` are sent by triggers on the tables the turn writes anyway;
+ * `web_session_ended` (a sign-out, a revoked token) closes that session's WebSockets on every replica.
  */
-export type EventTopic = 'turn_cancel' | 'approval_decided' | 'session_events';
-const EVENT_TOPICS: readonly EventTopic[] = ['turn_cancel', 'approval_decided', 'session_events'];
+export type EventTopic = 'turn_cancel' | 'approval_decided' | 'session_events' | 'web_session_ended';
+const EVENT_TOPICS: readonly EventTopic[] = ['turn_cancel', 'approval_decided', 'session_events', 'web_session_ended'];
 /** Far below NOTIFY's 8000 bytes: a payload this big is a bug (content instead of ids). */
 const MAX_PAYLOAD_BYTES = 2000;
 

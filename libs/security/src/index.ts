@@ -10,3 +10,5 @@ export * from './rate-limiter';
 export * from './shared-rate-limiter.service';
 export * from './security.errors';
 export * from './sensitive-config.service';
+export * from './web-session.service';
+export * from './web-session.events';

@@ -1,13 +1,20 @@
+import { DatabaseNotifications } from '@nestclaw/db';
 import { IntDatabase, openIntDatabase, uniqueId } from '@nestclaw/testing';
 import { PairedTokenRepository } from './paired-token.repository';
 import { PairedTokenService } from './paired-token.service';
+import { WebSessionEvents } from './web-session.events';
+import { WebSessionRepository } from './web-session.repository';
 
 describe('PairedTokenService (real database)', () => {
   let int: IntDatabase;
   let tokens: PairedTokenService;
   beforeAll(async () => {
     int = await openIntDatabase();
-    tokens = new PairedTokenService(new PairedTokenRepository(int.db));
+    tokens = new PairedTokenService(
+      new PairedTokenRepository(int.db),
+      new WebSessionRepository(int.db),
+      new WebSessionEvents(new DatabaseNotifications(int.db)),
+    );
   });
   afterAll(() => int?.close());
 

@@ -5,6 +5,8 @@ import { generateToken } from './api-token.service';
 import { PairedTokenRepository, TokenRow } from './paired-token.repository';
 import { sha256Hex } from './pairing-code';
 import { Principal, Scope, SCOPES } from './scopes';
+import { WebSessionEvents } from './web-session.events';
+import { WebSessionRepository } from './web-session.repository';
 
 export interface TokenInfo {
   id: string;
@@ -27,11 +29,16 @@ const toInfo = (r: TokenRow): TokenInfo => ({
 /**
  * Tokens issued to paired API clients: stored as sha256 only, scoped, listable and revocable.
  * Every check reads the database, so a revoked token is refused on its next request; the last use
- * is written at most once a minute per token (PairedTokenRepository.findLiveAndStamp).
+ * is written at most once a minute per token (PairedTokenRepository.findLiveAndStamp). Revoking a
+ * token also ends the web sessions signed in with it, and closes their WebSockets on every replica.
  */
 @Injectable()
 export class PairedTokenService {
-  constructor(private readonly tokens: PairedTokenRepository) {}
+  constructor(
+    private readonly tokens: PairedTokenRepository,
+    private readonly webSessions: WebSessionRepository,
+    private readonly webSessionEvents: WebSessionEvents,
+  ) {}
 
   /** Issues a token; the plain token is returned once and never stored. */
   async issue(name: string, scopes: readonly Scope[]): Promise<{ token: string; info: TokenInfo }> {
@@ -57,6 +64,11 @@ export class PairedTokenService {
     const matches = await this.tokens.findIdsByPrefix(idOrPrefix.toLowerCase());
     if (matches.length === 0) throw new NestclawError('not_found', `No token with id ${idOrPrefix}`);
     if (matches.length > 1) throw new NestclawError('invalid_request', `Id prefix ${idOrPrefix} matches ${matches.length} tokens`);
-    return toInfo(await this.tokens.markRevoked(matches[0]));
+    const revoked = toInfo(await this.tokens.markRevoked(matches[0]));
+    // After the revocation is committed: the cookie check already refuses these sessions (it joins
+    // api_tokens), the delete and the event only make it immediate for open sockets and tidy.
+    await this.webSessions.deleteByToken(revoked.id);
+    await this.webSessionEvents.ended({ sessionId: null, tokenId: revoked.id });
+    return revoked;
   }
 }

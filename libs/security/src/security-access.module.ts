@@ -10,6 +10,8 @@ import { PairedTokenService } from './paired-token.service';
 import { RateLimitRepository } from './rate-limit.repository';
 import { SensitiveConfigService } from './sensitive-config.service';
 import { SharedRateLimiter } from './shared-rate-limiter.service';
+import { WebSessionEvents } from './web-session.events';
+import { WebSessionRepository } from './web-session.repository';
 
 /**
  * Who may get in: paired tokens, API pairing codes, channel allowlists, deployment-wide rate limits. Shared by the gateway
@@ -28,7 +30,18 @@ import { SharedRateLimiter } from './shared-rate-limiter.service';
     ChannelAccessRepository,
     SharedRateLimiter,
     RateLimitRepository,
+    WebSessionRepository,
+    WebSessionEvents,
   ],
-  exports: [PairedTokenService, ApiPairingService, ChannelAccessService, SensitiveConfigService, SharedRateLimiter],
+  exports: [
+    PairedTokenService,
+    ApiPairingService,
+    ChannelAccessService,
+    SensitiveConfigService,
+    SharedRateLimiter,
+    // For WebSessionService (SecurityModule): revocation here and sign-in there share the sessions.
+    WebSessionRepository,
+    WebSessionEvents,
+  ],
 })
 export class SecurityAccessModule {}

@@ -1,12 +1,11 @@
 import type { IncomingMessage } from 'node:http';
 
-/** Token from `Authorization: Bearer …`, or `?token=` where headers cannot be set (browser WebSocket). */
-export function bearerToken(req: IncomingMessage, allowQuery = false): string | undefined {
+/**
+ * Token from `Authorization: Bearer …`, never from the URL: a URL ends up in logs, proxies and browser
+ * history (a gateway token leaked that way in CVE-2026-25253). Browsers use the session cookie instead.
+ */
+export function bearerToken(req: IncomingMessage): string | undefined {
   const header = req.headers.authorization;
   if (header?.startsWith('Bearer ')) return header.slice(7).trim();
-  if (allowQuery && req.url) {
-    const q = req.url.indexOf('?');
-    if (q >= 0) return new URLSearchParams(req.url.slice(q + 1)).get('token') ?? undefined;
-  }
   return undefined;
 }

@@ -15,6 +15,8 @@ export interface GatewayWsOptions {
   pingIntervalMs: number;
   /** Decides the upgrade before any WebSocket exists (token, scope, rate limit). */
   verify(req: IncomingMessage): Promise<UpgradeVerdict>;
+  /** Each socket once open, with the upgrade request it was verified on (WebSessionSockets). */
+  opened?(ws: WebSocket, req: IncomingMessage): void;
 }
 
 const logger = new Logger('WebSocket');
@@ -60,6 +62,7 @@ export class GatewayWsAdapter extends WsAdapter {
     wss.on('wsClientError', (err: Error, socket: Duplex) =>
       refuse(socket, 400, 'invalid_request', `Bad WebSocket handshake: ${err.message}`),
     );
+    if (this.options.opened) wss.on('connection', (ws: WebSocket, req: IncomingMessage) => this.options.opened?.(ws, req));
     this.keepAlive(wss);
     return wss;
   }

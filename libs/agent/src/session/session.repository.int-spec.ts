@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { IntDatabase, openIntDatabase, uniqueId } from '@nestclaw/testing';
 import { SessionRepository } from './session.repository';
+import { SessionHoldRepository } from './session-hold.repository';
 import type { OpenTurn } from './session.types';
 import { OpenedTurnRows, TurnRepository } from './turn.repository';
 
@@ -99,7 +100,7 @@ describe('SessionRepository and TurnRepository (real database)', () => {
   it('marks turns left pending by a crash as interrupted', async () => {
     const id = uniqueId('s');
     await repo.openTurn(turn(id, 'cut off'));
-    expect((await repo.interruptOpenTurns('another-replica')).turns).toBeGreaterThanOrEqual(1);
+    expect((await new SessionHoldRepository(int.db).interruptOpenTurns('another-replica')).turns).toBeGreaterThanOrEqual(1);
     expect((await sessions.listMessages(id, 0, 10)).map((m) => m.status)).toEqual(['interrupted']);
   });
 

@@ -37,13 +37,9 @@ export class OpenStage {
     private readonly hold: SessionHold,
   ) {}
 
-  /**
-   * At start-up: turns left open by a crash are marked interrupted (one paused for an approval resumes on its
-   * decision); never one another live replica is running now (its hold on the session names it). Replicas
-   * proven gone were forgotten by ReplicaRegistry's start-up just before, so their turns count as left.
-   */
+  /** At start-up, through the session hold (which knows which turns another live replica runs). */
   async interruptLeftovers(): Promise<void> {
-    const n = await this.sessions.interruptOpenTurns(this.hold.replica);
+    const n = await this.hold.interruptLeftovers();
     if (n.turns > 0)
       this.logger.warn(`${n.turns} turn(s) and ${n.calls} model call(s) left open by an earlier crash were marked interrupted`);
   }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { configSchema } from '@nestclaw/config';
 import { DatabaseNotifications, ReplicaRegistry } from '@nestclaw/db';
 import { IntDatabase, openIntDatabase, uniqueId } from '@nestclaw/testing';
+import { SessionHoldRepository } from '../session/session-hold.repository';
 import { OpenedTurnRows, TurnRepository } from '../session/turn.repository';
 import { AdmitStage } from './admit.stage';
 import { SessionHold } from './session-hold';
@@ -25,7 +26,7 @@ describe('SessionHold: one turn per session across replicas (real database, two 
     await registry.onApplicationBootstrap();
     const turns = new TurnRepository(int.db);
     const notifications = new DatabaseNotifications(int.db);
-    const hold = new SessionHold(turns, registry, notifications, { get: () => config } as never);
+    const hold = new SessionHold(new SessionHoldRepository(int.db), registry, notifications, { get: () => config } as never);
     return { id: registry.id, registry, hold, turns, notifications };
   }
 
@@ -182,7 +183,7 @@ describe('SessionHold: one turn per session across replicas (real database, two 
     await call.commit();
 
     // B starts: what it finds open is interrupted, unless a live replica is running it.
-    await b.turns.interruptOpenTurns(b.id);
+    await b.hold.interruptLeftovers();
     const status = async (turnId: string) =>
       (await int.db.query<{ status: string }>(`SELECT status FROM messages WHERE turn_id = $1 AND role = 'user'`, [turnId])).rows[0].status;
     expect(await status(live.turnId)).toBe('pending');
@@ -201,7 +202,7 @@ describe('SessionHold: one turn per session across replicas (real database, two 
     await turn.opened;
     await c.registry.beforeApplicationShutdown(); // its row goes, as ReplicaRegistry's start-up forgets a killed one's
     await c.notifications.beforeApplicationShutdown();
-    await b.turns.interruptOpenTurns(b.id);
+    await b.hold.interruptLeftovers();
     expect((await int.db.query<{ status: string }>(`SELECT status FROM messages WHERE turn_id = $1`, [turn.turnId])).rows).toEqual([
       { status: 'interrupted' },
     ]);

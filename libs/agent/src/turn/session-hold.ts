@@ -3,7 +3,7 @@ import { NestclawError } from '@nestclaw/common';
 import { ConfigService } from '@nestclaw/config';
 import { DatabaseNotifications, ReplicaRegistry } from '@nestclaw/db';
 import { recordCrossReplicaWait } from '@nestclaw/observability';
-import { TurnRepository, type SessionBusy } from '../session/turn.repository';
+import { SessionHoldRepository, type SessionBusy } from '../session/session-hold.repository';
 
 /**
  * How often a waiter asks again without a wake-up (a notification lost while the listener reconnected;
@@ -31,7 +31,7 @@ export class SessionHold {
   private readonly held = new Map<string, string>();
 
   constructor(
-    private readonly turns: TurnRepository,
+    private readonly holds: SessionHoldRepository,
     private readonly replicas: ReplicaRegistry,
     private readonly notifications: DatabaseNotifications,
     private readonly config: ConfigService,
@@ -104,7 +104,7 @@ export class SessionHold {
       sessionId,
       turnId,
       async () => {
-        const r = await this.turns.takeHold(sessionId, turnId, this.replica);
+        const r = await this.holds.takeHold(sessionId, turnId, this.replica);
         return r.taken ? true : { busyWith: r.holder };
       },
       signal,
@@ -117,6 +117,15 @@ export class SessionHold {
   }
 
   /**
+   * At start-up: turns left open by a crash are marked interrupted (one paused for an approval resumes on its
+   * decision); never one another live replica is running now (its hold on the session names it). Replicas
+   * proven gone were forgotten by ReplicaRegistry's start just before, so their turns count as left.
+   */
+  interruptLeftovers(): Promise<{ turns: number; calls: number }> {
+    return this.holds.interruptOpenTurns(this.replica);
+  }
+
+  /**
    * When the session's lane moves on: releases a hold no closing statement released (an error before
    * close, a turn paused for an approval with nobody waiting, a settled turn, `/compact`). One statement,
    * only on those paths: no hold is left set while this replica lives, unless the database is unreachable
@@ -126,7 +135,7 @@ export class SessionHold {
     const turnId = this.held.get(sessionId);
     if (turnId === undefined) return;
     this.held.delete(sessionId);
-    await this.turns
+    await this.holds
       .releaseHold(sessionId, turnId, this.replica)
       .catch((e: unknown) => this.logger.warn(`could not release session ${sessionId}: ${(e as Error).message}`));
   }

@@ -9,6 +9,8 @@ export const securitySchema = z
       .strictObject({
         per_sender: rateSchema.prefault({ limit: 20, window: 60_000 }),
         per_token: rateSchema.prefault({ limit: 120, window: 60_000 }),
+        /** Browser sign-in attempts (POST /v1/auth/session) per client address, right or wrong. */
+        sign_in: rateSchema.prefault({ limit: 10, window: 60_000 }),
       })
       .prefault({}),
   })

@@ -1,13 +1,10 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { LABEL as L, METRIC as M } from '../telemetry.names';
+import { SECONDS, SHORT_SECONDS, TOKENS } from './buckets';
+import { ChannelMetrics } from './channel-metrics';
 import { MemoryMetrics, MemorySources } from './memory-metrics';
 
-/** Few buckets on purpose: every bucket is a series per label set, and the scrape of 20 models × 10 agents must stay small. */
-const SECONDS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
-const SHORT_SECONDS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30];
 const BREAKER_STATES = ['closed', 'open', 'half_open'];
-/** OpenTelemetry's recommended buckets for gen_ai.client.token.usage, every other one. */
-const TOKENS = [4, 64, 1024, 16384, 262144, 4194304];
 
 /** Gauges whose values are read at scrape time from whoever owns the state (breakers, the pg pool, …). */
 export interface GaugeSources extends MemorySources {
@@ -196,37 +193,6 @@ export class NestclawMetrics {
     registers: this.r,
   });
 
-  readonly inbound = new Counter({
-    name: M.channelInbound,
-    help: 'Channel messages received, by outcome (answered, refused, duplicate, ignored, error)',
-    labelNames: [L.channel, L.outcome],
-    registers: this.r,
-  });
-  readonly deliveryDuration = new Histogram({
-    name: M.channelDeliveryDuration,
-    help: 'Time to deliver a reply to the platform',
-    labelNames: [L.channel],
-    buckets: SHORT_SECONDS,
-    registers: this.r,
-  });
-  readonly deliveryFailures = new Counter({
-    name: M.channelDeliveryFailures,
-    help: 'Replies the platform did not take',
-    labelNames: [L.channel],
-    registers: this.r,
-  });
-  readonly platformRateLimited = new Counter({
-    name: M.channelRateLimited,
-    help: 'HTTP 429 answers from chat platforms',
-    labelNames: [L.channel],
-    registers: this.r,
-  });
-  readonly inboundPending = new Gauge({
-    name: M.channelInboundPending,
-    help: 'Inbound messages stored but not answered yet',
-    labelNames: [L.channel],
-    registers: this.r,
-  });
   readonly leaseChanges = new Counter({
     name: M.leaseChanges,
     help: 'Leases this replica acquired or lost (taken by another, self-fenced, released)',
@@ -272,6 +238,7 @@ export class NestclawMetrics {
   });
 
   readonly memory: MemoryMetrics;
+  readonly channel: ChannelMetrics;
 
   constructor(
     version: string,
@@ -283,6 +250,7 @@ export class NestclawMetrics {
       this.registry.removeSingleMetric(name);
     this.buildInfo.labels(version, process.version).set(1);
     this.memory = new MemoryMetrics(this.registry, sources);
+    this.channel = new ChannelMetrics(this.registry);
     this.approvalsPending.set(0);
   }
 

@@ -17,12 +17,12 @@ export async function traceInbound<T>(channel: string, handle: () => Promise<T>)
 
 /** One inbound message's outcome (`by` 0 starts the series without counting). */
 export function recordInbound(channel: string, outcome: InboundOutcome, by = 1): void {
-  telemetry.metrics?.inbound.labels(label(channel), outcome).inc(by);
+  telemetry.metrics?.channel.inbound.labels(label(channel), outcome).inc(by);
 }
 
 /** One reply (or part) sent to a platform, or not. */
 export function recordDelivery(channel: string, ms: number, ok: boolean): void {
-  const m = telemetry.metrics;
+  const m = telemetry.metrics?.channel;
   if (!m) return;
   m.deliveryDuration.labels(label(channel)).observe(ms / 1000);
   if (!ok) m.deliveryFailures.labels(label(channel)).inc();
@@ -30,12 +30,12 @@ export function recordDelivery(channel: string, ms: number, ok: boolean): void {
 
 /** The platform answered 429 Too Many Requests. */
 export function recordPlatformRateLimited(channel: string, by = 1): void {
-  telemetry.metrics?.platformRateLimited.labels(label(channel)).inc(by);
+  telemetry.metrics?.channel.platformRateLimited.labels(label(channel)).inc(by);
 }
 
 /** Starts a channel's series at zero (dashboards and rate() see them before the first event). */
 export function startChannelSeries(channel: string): void {
-  const m = telemetry.metrics;
+  const m = telemetry.metrics?.channel;
   if (!m) return;
   const c = label(channel);
   for (const outcome of ['answered', 'refused', 'duplicate', 'error'] as const) m.inbound.labels(c, outcome).inc(0);
@@ -45,7 +45,7 @@ export function startChannelSeries(channel: string): void {
 }
 
 export function setInboundPending(channel: string, n: number): void {
-  telemetry.metrics?.inboundPending.labels(label(channel)).set(n);
+  telemetry.metrics?.channel.inboundPending.labels(label(channel)).set(n);
 }
 
 export type LeaseChange = 'acquired' | 'taken' | 'fenced' | 'released';
