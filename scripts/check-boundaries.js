@@ -45,6 +45,18 @@ const CASES = [
     why: 'a lib importing test/',
   },
   {
+    file: 'libs/cli-bridge/src/boundary-check.ts',
+    code: "export { InboundPipeline } from '@nestclaw/channel';",
+    allowed: false,
+    why: 'upward (cli-bridge → channel: channel routes to the bridge, never back)',
+  },
+  {
+    file: 'libs/channel/src/boundary-check.ts',
+    code: "export { CliBridge } from '@nestclaw/cli-bridge';",
+    allowed: true,
+    why: 'downward (channel → cli-bridge)',
+  },
+  {
     file: 'libs/agent/src/boundary-check.ts',
     code: "export { ReliableProvider } from '@nestclaw/provider';",
     allowed: true,

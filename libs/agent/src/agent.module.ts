@@ -15,6 +15,7 @@ import { SystemPromptBuilder } from './prompt/system-prompt.builder';
 import { SessionRepository } from './session/session.repository';
 import { SessionHoldRepository } from './session/session-hold.repository';
 import { TurnRepository } from './session/turn.repository';
+import { ExternalTurns } from './turn/external-turn.recorder';
 import { SkillCatalog } from './skills/skill.catalog';
 import { SkillReadTool } from './skills/skill-read.tool';
 import { SpawnTool } from './subagents/spawn.tool';
@@ -59,6 +60,7 @@ const agentTools = [SkillReadTool, SpawnTool, CronTool];
     CloseStage,
     SessionRepository,
     TurnRepository,
+    ExternalTurns,
     SessionHoldRepository,
     SessionHold,
     SystemPromptBuilder,
@@ -82,6 +84,7 @@ const agentTools = [SkillReadTool, SpawnTool, CronTool];
   ],
   exports: [
     AgentService,
+    ExternalTurns,
     SessionRepository,
     SystemPromptBuilder,
     SkillCatalog,

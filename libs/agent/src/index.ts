@@ -6,6 +6,8 @@ export { SessionsService } from './session/sessions.service';
 export { SessionsModule } from './session/sessions.module';
 export { TurnRepository } from './session/turn.repository';
 export { TurnLedger } from './turn/turn-ledger';
+export { ExternalTurns } from './turn/external-turn.recorder';
+export type { ExternalTurnStart } from './turn/external-turn.recorder';
 export type { StoredMessage, SessionSummary } from './session/session.types';
 export { SESSION_ID_PATTERN } from './session/session-key';
 export { SystemPromptBuilder } from './prompt/system-prompt.builder';

@@ -1,5 +1,6 @@
 import { DynamicModule, FactoryProvider, Module, ModuleMetadata } from '@nestjs/common';
 import { AgentModule } from '@nestclaw/agent';
+import { CliBridgeModule } from '@nestclaw/cli-bridge';
 import { ConfigModule } from '@nestclaw/config';
 import { DbModule } from '@nestclaw/db';
 import { MemoryModule } from '@nestclaw/memory';
@@ -25,6 +26,7 @@ import { InboundRepository } from './inbound/inbound.repository';
 import { MessageRouter } from './routing/message-router';
 import { ChannelSessionRepository } from './session/channel-session.repository';
 import { ChannelTurnRunner } from './turn/channel-turn.runner';
+import { CliTurnRunner } from './turn/cli-turn.runner';
 import { RunningTurns } from './turn/running-turns';
 
 /** How approval buttons and /approve are decided: supplied by the composition root (the channel lib never imports the tool lib). */
@@ -38,7 +40,7 @@ export class ChannelModule {
   static register(approvals: ChannelApprovals): DynamicModule {
     return {
       module: ChannelModule,
-      imports: [ConfigModule, DbModule, AgentModule, SecurityModule, MemoryModule, ...approvals.imports],
+      imports: [ConfigModule, DbModule, AgentModule, CliBridgeModule, SecurityModule, MemoryModule, ...approvals.imports],
       providers: [
         ChannelRegistry,
         ChannelOwnership,
@@ -53,6 +55,7 @@ export class ChannelModule {
         MemoryCommands,
         CronCommands,
         ChannelTurnRunner,
+        CliTurnRunner,
         RunningTurns,
         ReplyDelivery,
         ApprovalCards,

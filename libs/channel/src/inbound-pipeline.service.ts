@@ -16,7 +16,8 @@ import { ChannelTurnRunner } from './turn/channel-turn.runner';
  * record, dedupe; the adapter may acknowledge once it is stored) → command or turn (each resolves the
  * chat's current session once) → delivery (preview and approval cards while a turn runs; split, send,
  * record) → the inbound row answered. Messages of one session run in order; commands that concern a
- * run in progress skip the queue.
+ * run in progress skip the queue. A chat bound to a coding CLI takes the same path with the CLI
+ * bridge as its turn (routing says so; a message behind a busy CLI is told it waits).
  */
 @Injectable()
 export class InboundPipeline {
@@ -53,6 +54,8 @@ export class InboundPipeline {
     }
     // /stop must not wait behind the run it stops.
     if (routed.command && isImmediate(routed.command)) return this.track(this.answer(adapter, id, m, routed, false));
+    if (routed.cli?.busy)
+      this.track(this.delivery.deliver(adapter, m, undefined, `${routed.cli.name} is busy; your message is queued.`, 'notice'));
     this.enqueue(adapter, id, m, routed, false);
   }
 
@@ -105,7 +108,7 @@ export class InboundPipeline {
   /** A stored message's command or turn, then its delivery, then the record that it was answered. */
   private async answer(adapter: ChannelAdapter, id: string, m: InboundMessage, routed: Routed, recovered: boolean): Promise<void> {
     const { command } = routed;
-    if (command) {
+    if (command && !routed.cli) {
       const text = await this.commands.run(m, { ...routed, command });
       await this.delivery.deliver(adapter, m, id, text, 'command');
       return this.inbound.finish(id, 'answered');

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { agentSchema, agentsSchema } from './schema/agents.schema';
 import { bindingsSchema } from './schema/bindings.schema';
 import { channelsSchema } from './schema/channels.schema';
+import { clisSchema } from './schema/clis.schema';
 import { databaseSchema } from './schema/database.schema';
 import { logSchema } from './schema/log.schema';
 import { memorySchema } from './schema/memory.schema';
@@ -21,6 +22,8 @@ export { PROVIDER_KINDS } from './schema/provider-kinds';
 export type { ChannelConfig } from './schema/channels.schema';
 export type { BindingConfig } from './schema/bindings.schema';
 export type { MemoryConfig } from './schema/memory.schema';
+export type { CliConfig } from './schema/clis.schema';
+export { CLI_KINDS } from './schema/clis.schema';
 
 /**
  * The whole config file: one strict schema per section (libs/config/src/schema/<section>.schema.ts),
@@ -44,6 +47,7 @@ export const configSchema = z
     scheduler: schedulerSchema,
     memory: memorySchema,
     security: securitySchema,
+    clis: clisSchema,
   })
   .superRefine((c, ctx) => {
     // A binding to an agent that does not exist would only fail when a message arrives.
@@ -83,6 +87,7 @@ export const STATIC_SECTIONS = [
   'scheduler',
   'observability',
   'memory',
+  'clis',
 ] as const;
 /** Static sections whose security-sensitive keys (allowlists, approvers, rate limits) also apply after the owner confirms a code. */
 export const CONFIRMABLE_SECTIONS: readonly string[] = ['channels', 'security'];

@@ -51,7 +51,9 @@ export class TurnControl implements OnModuleDestroy {
   /** Calls `resume` with each decision this replica must continue and no run here was waiting for (restart, client gone, asker dead). */
   onUndeliveredDecision(resume: (approval: Approval) => void): void {
     this.approvals.events.on('decided', ({ approval, delivered }) => {
-      if (!delivered) resume(approval);
+      // A coding CLI's prompt (the CLI bridge, tool `cli:<name>`) has no agent turn to resume: its
+      // exchange waits on it or is gone, and the CLI's screen shows the question until someone answers.
+      if (!delivered && !approval.tool.startsWith('cli:')) resume(approval);
     });
   }
 

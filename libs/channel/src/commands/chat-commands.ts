@@ -19,6 +19,8 @@ const HELP = (p: string) =>
     `${p}approve <id> / ${p}deny <id> — decide a pending tool approval`,
     `${p}remember <text> / ${p}forget <id> — keep or drop a long-term memory`,
     `${p}cron — your scheduled jobs (${p}cron add in 10m <message>, ${p}cron rm <id>)`,
+    `${p}cli list | use <name> [dir] | status | stop | restart | exit — drive a coding CLI from this chat`,
+    `${p}keys esc|tab|enter|ctrl-c|up|down|1-9 … — send keys to the bound CLI`,
     `${p}help — this list`,
   ].join('\n');
 
@@ -60,6 +62,10 @@ export class ChatCommands {
         return this.cron.run(m, routed, sessionId, cmd.prefix);
       case 'compact':
         return this.sessions.compact(sessionId);
+      case 'cli':
+      case 'keys':
+        // Routing hands these to the CLI bridge (CliTurnRunner); they never reach this stage.
+        return `${cmd.prefix}${cmd.name} is answered by the CLI bridge.`;
     }
   }
 

@@ -1,4 +1,18 @@
-export const COMMANDS = ['new', 'stop', 'status', 'whoami', 'help', 'approve', 'deny', 'compact', 'remember', 'forget', 'cron'] as const;
+export const COMMANDS = [
+  'new',
+  'stop',
+  'status',
+  'whoami',
+  'help',
+  'approve',
+  'deny',
+  'compact',
+  'remember',
+  'forget',
+  'cron',
+  'cli',
+  'keys',
+] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 export interface ParsedCommand {

@@ -6,6 +6,7 @@ import type { InboundMessage } from '../channel.port';
 import type { Routed } from '../routing/message-router';
 import { ChannelSessionRepository } from '../session/channel-session.repository';
 import { ChannelTurn, TurnEvents, TurnOutcome } from './channel-turn';
+import { CliTurnRunner } from './cli-turn.runner';
 import { RunningTurns } from './running-turns';
 
 /**
@@ -15,6 +16,7 @@ import { RunningTurns } from './running-turns';
  * the transcript), unless a tool call that may have changed something had started: that one is
  * answered with a notice (`channels.recovery.interrupted_turns`, agent InterruptedTurns). What the
  * chat shows while it runs is the delivery stage's: this stage only hands over the turn's events.
+ * A chat bound to a coding CLI is answered by the CLI bridge instead (CliTurnRunner).
  */
 @Injectable()
 export class ChannelTurnRunner {
@@ -26,6 +28,7 @@ export class ChannelTurnRunner {
     private readonly sessions: ChannelSessionRepository,
     private readonly config: ConfigService,
     private readonly running: RunningTurns,
+    private readonly cli: CliTurnRunner,
   ) {}
 
   /** Runs still going are aborted; their messages stay queued for the next start. */
@@ -36,6 +39,7 @@ export class ChannelTurnRunner {
 
   /** Starts the turn and returns at once: delivery reads its events while it runs. */
   start(inboundId: string, m: InboundMessage, routed: Routed, recovered: boolean): ChannelTurn {
+    if (routed.cli) return this.cli.start(inboundId, m, routed, recovered);
     const events = new TurnEvents();
     const outcome = this.run(events, inboundId, m, routed, recovered).finally(() => events.end());
     return { events, outcome };

@@ -1,0 +1,92 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { ExternalTurns } from '@nestclaw/agent';
+import { CliBridge, CliCaller } from '@nestclaw/cli-bridge';
+import { ConfigService } from '@nestclaw/config';
+import { AccessPolicy } from '../access/access-policy';
+import type { InboundMessage } from '../channel.port';
+import { ConversationLogService } from '../conversation-log/conversation-log.service';
+import type { Routed } from '../routing/message-router';
+import { ChannelSessionRepository } from '../session/channel-session.repository';
+import { ChannelTurn, TurnEvents, TurnOutcome } from './channel-turn';
+
+/**
+ * The turn stage for a chat bound to a coding CLI (and for `/cli`, `/keys`): the message goes to the
+ * CLI bridge as typed instead of to an agent, its questions come back as approval events (the
+ * delivery stage shows their cards as it does for a tool call) and its answer as the reply. A message
+ * and its answer are a turn in the chat's session (transcript and conversation log, ExternalTurns);
+ * `/cli` and `/keys` are logged like other commands. The bridge writes the audit rows.
+ */
+@Injectable()
+export class CliTurnRunner {
+  private readonly logger = new Logger('Channels');
+
+  constructor(
+    private readonly bridge: CliBridge,
+    private readonly access: AccessPolicy,
+    private readonly config: ConfigService,
+    private readonly sessions: ChannelSessionRepository,
+    private readonly turns: ExternalTurns,
+    private readonly log: ConversationLogService,
+  ) {}
+
+  start(inboundId: string, m: InboundMessage, routed: Routed, recovered: boolean): ChannelTurn {
+    const events = new TurnEvents();
+    const outcome = this.run(events, inboundId, m, routed, recovered).finally(() => events.end());
+    return { events, outcome };
+  }
+
+  private async run(events: TurnEvents, inboundId: string, m: InboundMessage, routed: Routed, recovered: boolean): Promise<TurnOutcome> {
+    const sessionId = await this.sessions.current(routed.sessionKey);
+    const caller: CliCaller = { channel: m.channel, senderId: m.sender.id, sessionKey: routed.sessionKey, isOwner: this.isOwner(m) };
+    const entry = { channel: m.channel, endpointId: m.sender.id, sessionId };
+    const cmd = routed.command;
+    if (cmd && (cmd.name === 'cli' || cmd.name === 'keys')) {
+      await this.log.append({ ...entry, direction: 'in', content: m.text });
+      const text = await this.bridge.command(cmd.name, cmd.args, caller, cmd.prefix).catch((e: Error) => this.failed(routed, e));
+      await this.log.append({ ...entry, direction: 'out', content: text });
+      return { kind: 'reply', text, status: 'answered' };
+    }
+    // Typed into a CLI once already: sending it again after a restart could run it twice.
+    if (recovered)
+      return {
+        kind: 'reply',
+        text: 'nestclaw restarted while the CLI was on this message; its answer was not read. /cli status shows the CLI.',
+        status: 'failed',
+      };
+    const turnId = await this.turns.open({ ...entry, agentId: routed.agentId, content: m.text, inboundKey: `${m.channel}:${inboundId}` });
+    if (!turnId) await this.log.append({ ...entry, direction: 'in', content: m.text });
+    let ok = true;
+    const text = await this.bridge
+      .send({
+        caller,
+        text: m.text,
+        sessionId,
+        turnId,
+        onApproval: (a) =>
+          events.push({
+            type: 'approval_required',
+            approvalId: a.id,
+            tool: a.tool,
+            input: a.input,
+            shapesEveryConversation: false,
+            reason: null,
+            ownerOnly: false,
+          }),
+      })
+      .catch((e: Error) => ((ok = false), this.failed(routed, e)));
+    if (turnId) await this.turns.close(sessionId, turnId, text, ok, m.channel, m.sender.id);
+    else await this.log.append({ ...entry, direction: 'out', content: text });
+    return { kind: 'reply', text, status: ok ? 'answered' : 'failed' };
+  }
+
+  private failed(routed: Routed, e: Error): string {
+    this.logger.warn(`CLI message for ${routed.sessionKey} failed: ${e.message}`);
+    return `Sorry, the CLI bridge could not do that (${e.message}).`;
+  }
+
+  /** The owner (linked as `owner` in session.identity_links) or a configured approver: being paired is not enough. */
+  private isOwner(m: InboundMessage): boolean {
+    const owner = this.config.get().session.identity_links.owner ?? [];
+    return owner.includes(`${m.channel}:${m.sender.id}`) || this.access.isApprover(m);
+  }
+}

@@ -1,0 +1,19 @@
+import { Module } from '@nestjs/common';
+import { ConfigModule } from '@nestclaw/config';
+import { DbModule } from '@nestclaw/db';
+import { ToolModule } from '@nestclaw/tool';
+import { CliBindingRepository } from './binding/cli-binding.repository';
+import { CliBindings } from './binding/cli-bindings';
+import { CliBridge } from './cli-bridge.service';
+import { CliCommands } from './cli-commands';
+import { ExchangeRunner } from './exchange/exchange.runner';
+import { PromptApprovals } from './exchange/prompt-approvals';
+import { CliSessions } from './session/cli-sessions';
+import { TmuxDriver } from './tmux/tmux.driver';
+
+@Module({
+  imports: [ConfigModule, DbModule, ToolModule],
+  providers: [CliBridge, CliCommands, CliBindings, CliBindingRepository, CliSessions, ExchangeRunner, PromptApprovals, TmuxDriver],
+  exports: [CliBridge, TmuxDriver],
+})
+export class CliBridgeModule {}

@@ -1,0 +1,115 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { KeyedQueue } from '@nestclaw/common';
+import { ConfigService } from '@nestclaw/config';
+import { Approval, AuditService } from '@nestclaw/tool';
+import { CliBindings } from './binding/cli-bindings';
+import { CliCaller, identityOf, REFUSAL } from './cli-caller';
+import { CliCommands } from './cli-commands';
+import { ExchangeRunner } from './exchange/exchange.runner';
+import type { ExchangeResult } from './exchange/exchange.types';
+
+/** What a chat message routed to a bound CLI needs besides its text. */
+export interface CliMessage {
+  caller: CliCaller;
+  text: string;
+  /** The chat's transcript session (approvals and audit rows name it). */
+  sessionId: string;
+  /** The transcript turn this message is (its approvals name it); a fresh id when there is none. */
+  turnId?: string;
+  signal?: AbortSignal;
+  onApproval: (a: Approval) => void;
+}
+
+/**
+ * The bridge as the chat layer sees it: is this chat bound (and is its CLI busy), the `/cli` and
+ * `/keys` commands, and a message sent to the CLI with its answer. One message at a time per tmux
+ * session, in arrival order; different sessions run side by side. Every input and every answer is
+ * an audit row (`cli.input`, `cli.output`).
+ */
+@Injectable()
+export class CliBridge {
+  private readonly queue = new KeyedQueue();
+  /** Messages sent or waiting, per tmux session: more than none means the next one is told it waits. */
+  private readonly pending = new Map<string, number>();
+
+  constructor(
+    private readonly config: ConfigService,
+    private readonly bindings: CliBindings,
+    private readonly commands: CliCommands,
+    private readonly runner: ExchangeRunner,
+    private readonly audit: AuditService,
+  ) {}
+
+  /** In memory: routing asks this for every message. */
+  boundCli(sessionKey: string): { cli: string; busy: boolean } | undefined {
+    const b = this.bindings.get(sessionKey);
+    return b && { cli: b.cli, busy: (this.pending.get(b.tmuxSession) ?? 0) > 0 };
+  }
+
+  command(name: 'cli' | 'keys', args: string[], caller: CliCaller, prefix: string): Promise<string> {
+    return name === 'cli' ? this.commands.cli(args, caller, prefix) : this.commands.keys(args, caller, prefix);
+  }
+
+  /** The reply for the chat: the CLI's answer, or what stopped it (silence, a session that ended). */
+  async send(m: CliMessage): Promise<string> {
+    const b = this.bindings.get(m.caller.sessionKey);
+    if (!b) return 'This chat is no longer bound to a CLI.';
+    if (!this.commands.mayDrive(b.cli, m.caller)) return REFUSAL;
+    const cfg = this.config.get().clis[b.cli];
+    if (!cfg) return `${b.cli} is no longer configured. /cli exit unbinds this chat.`;
+    const key = b.tmuxSession;
+    this.pending.set(key, (this.pending.get(key) ?? 0) + 1);
+    try {
+      return await this.queue.run(key, async () => {
+        const exchangeId = m.turnId ?? randomUUID();
+        const actor = identityOf(m.caller);
+        const target = `${b.cli} ${b.tmuxSession}`;
+        await this.audit.record({
+          actor,
+          action: 'cli.input',
+          target,
+          outcome: 'sent',
+          sessionId: m.sessionId,
+          detail: { exchangeId, text: m.text },
+        });
+        const started = Date.now();
+        const result = await this.runner.run(key, cfg, m.text, {
+          cli: b.cli,
+          sessionId: m.sessionId,
+          exchangeId,
+          channel: m.caller.channel,
+          endpointId: m.caller.senderId,
+          signal: m.signal,
+          onApproval: m.onApproval,
+        });
+        const reply = replyFor(b.cli, result);
+        await this.audit.record({
+          actor: `cli:${b.cli}`,
+          action: 'cli.output',
+          target,
+          outcome: result.kind,
+          durationMs: Date.now() - started,
+          sessionId: m.sessionId,
+          detail: { exchangeId, text: reply },
+        });
+        return reply;
+      });
+    } finally {
+      const left = (this.pending.get(key) ?? 1) - 1;
+      if (left > 0) this.pending.set(key, left);
+      else this.pending.delete(key);
+    }
+  }
+}
+
+function replyFor(cli: string, r: ExchangeResult): string {
+  switch (r.kind) {
+    case 'answer':
+      return r.text;
+    case 'silent':
+      return `⚠ ${cli} has shown nothing new for ${Math.round(r.silentMs / 1000)} s. It may be stuck: /keys ctrl-c interrupts it, /cli restart starts it again.`;
+    case 'dead':
+      return `✖ ${cli} is not running any more (it exited or crashed). Send /cli restart to start it again.`;
+  }
+}

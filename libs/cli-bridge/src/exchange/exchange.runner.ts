@@ -1,0 +1,68 @@
+import { Injectable } from '@nestjs/common';
+import type { CliConfig } from '@nestclaw/config';
+import { keysFor } from '../screen/prompt-keys';
+import { answerSince, findPrompt, hasSpinner, screenLines } from '../screen/screen-reader';
+import { TmuxDriver } from '../tmux/tmux.driver';
+import type { ExchangeResult, ExchangeScope } from './exchange.types';
+import { PromptApprovals } from './prompt-approvals';
+
+/** How often the screen is read while a message is in flight. */
+export const POLL_MS = 200;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * One message to a CLI and its answer, read from the screen: the text goes in as a paste and an Enter,
+ * then the screen is read every 200 ms. A question that stays on the screen (a `[y/N]` prompt, a menu)
+ * is asked as an approval and answered with the keys it needs; the CLI is done when the screen has
+ * been quiet for `done_after`, shows no spinner and has something new to say. A screen quiet for
+ * `watchdog` ends the wait with a report; a session that is gone ends it at once.
+ */
+@Injectable()
+export class ExchangeRunner {
+  constructor(
+    private readonly tmux: TmuxDriver,
+    private readonly prompts: PromptApprovals,
+  ) {}
+
+  async run(session: string, cfg: CliConfig, text: string, scope: ExchangeScope): Promise<ExchangeResult> {
+    const read = async () => ((await this.tmux.alive(session)) ? screenLines(await this.tmux.capture(session).catch(() => '')) : undefined);
+    const before = await read();
+    if (!before) return { kind: 'dead' };
+    await this.tmux.paste(session, text);
+    await this.tmux.keys(session, ['Enter']);
+    let last = before.join('\n');
+    let changedAt = Date.now();
+    let stable = false;
+    let promptFloor = before.length;
+    for (;;) {
+      await sleep(POLL_MS);
+      if (scope.signal?.aborted) return { kind: 'answer', text: 'Stopped waiting for the CLI.' };
+      const lines = await read();
+      if (!lines) return { kind: 'dead' };
+      const now = lines.join('\n');
+      if (now !== last) {
+        [last, changedAt, stable] = [now, Date.now(), false];
+        continue;
+      }
+      const quietMs = Date.now() - changedAt;
+      const working = hasSpinner(lines);
+      // A prompt is read once it has stood still for one poll, so a half-drawn menu is never answered.
+      const prompt = !working && stable ? findPrompt(lines, promptFloor) : undefined;
+      stable = true;
+      if (prompt) {
+        const outcome = await this.prompts.ask(prompt, scope, scope.onApproval);
+        await this.tmux.keys(session, keysFor(prompt, outcome)).catch(() => undefined);
+        promptFloor = prompt.end + 1;
+        changedAt = Date.now();
+        continue;
+      }
+      if (!working && quietMs >= cfg.done_after) {
+        const answer = answerSince(before, lines, text);
+        // Only the echo on the screen: the CLI is still on it (or stuck: the watchdog says so).
+        if (answer) return { kind: 'answer', text: answer };
+      }
+      if (quietMs >= cfg.watchdog) return { kind: 'silent', silentMs: quietMs };
+    }
+  }
+}

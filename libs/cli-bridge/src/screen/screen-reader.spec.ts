@@ -1,0 +1,76 @@
+import { answerSince, findPrompt, hasSpinner, menuChoice, screenLines, stripAnsi } from './screen-reader';
+
+describe('screen reader', () => {
+  it('strips colours, cursor moves, titles and carriage returns', () => {
+    expect(stripAnsi('\x1b[31m红字\x1b[0m普通\x1b[2K\r\x1b]0;title\x07done')).toBe('红字普通done');
+  });
+
+  it("drops the pane's empty bottom rows and trailing spaces", () => {
+    expect(screenLines('> hi   \nanswer\n\n\n')).toEqual(['> hi', 'answer']);
+  });
+
+  it('sees a braille spinner or "esc to interrupt" on the last lines as work in progress', () => {
+    expect(hasSpinner(['> hi', '⠙ Thinking…'])).toBe(true);
+    expect(hasSpinner(['> hi', '✻ Pondering… (esc to interrupt)'])).toBe(true);
+    expect(hasSpinner(['> hi', 'echo: hi', '> '])).toBe(false);
+  });
+
+  it('finds a [y/N] prompt on the last line with the question above it', () => {
+    const p = findPrompt(['> do it', 'About to clean:', 'Run rm -rf build? [y/N]']);
+    expect(p).toMatchObject({ kind: 'yes-no', text: 'About to clean:\nRun rm -rf build? [y/N]' });
+  });
+
+  it('finds a (y/n) prompt too, but not one that scrolled far up', () => {
+    expect(findPrompt(['Continue? (y/n)'])?.kind).toBe('yes-no');
+    expect(findPrompt(['Continue? (y/n)', 'n', 'answer: n', '> '])).toBeUndefined();
+  });
+
+  it('finds an arrow-key menu with its options, its highlighted one and its hint', () => {
+    const p = findPrompt(['> ask', 'Allow edit to build.sh?', '❯ 1. Yes', '  2. No', 'Esc to cancel']);
+    expect(p).toEqual({
+      kind: 'menu',
+      text: 'Allow edit to build.sh?\n❯ 1. Yes\n  2. No\nEsc to cancel',
+      end: 4,
+      options: [
+        { digit: 1, label: 'Yes' },
+        { digit: 2, label: 'No' },
+      ],
+      cursor: 0,
+    });
+  });
+
+  it('does not take a numbered list in an answer for a menu (no cursor)', () => {
+    expect(findPrompt(['Steps:', '1. build', '2. test', '> '])).toBeUndefined();
+    expect(findPrompt(['Steps:', '1. build', '2. test'])).toBeUndefined();
+  });
+
+  it('ignores a prompt above `from` (one already answered)', () => {
+    expect(findPrompt(['Run it? [y/N] y', 'answer: y', 'Run it? [y/N]'], 1)).toMatchObject({ end: 2, text: 'answer: y\nRun it? [y/N]' });
+    expect(findPrompt(['Run it? [y/N]'], 1)).toBeUndefined();
+  });
+
+  it("picks the menu's Yes for approve and its No for deny, and nothing when there is no No", () => {
+    const options = [
+      { digit: 1, label: 'Yes' },
+      { digit: 2, label: "Yes, and don't ask again" },
+      { digit: 3, label: 'No, and tell Claude what to do differently' },
+    ];
+    expect(menuChoice(options, 'approve')).toBe(0);
+    expect(menuChoice(options, 'deny')).toBe(2);
+    expect(menuChoice([{ digit: 1, label: 'Continue' }], 'deny')).toBeUndefined();
+  });
+
+  it('reads the answer since the input without the echoed prompt, spinner or empty prompt line', () => {
+    const before = ['fake-cli ready', '> '];
+    const after = ['fake-cli ready', '> 第一行', '第二行', '⠙ Thinking…', 'echo: 第一行', '第二行', '> '];
+    expect(answerSince(before, after, '第一行\n第二行')).toBe('echo: 第一行\n第二行');
+  });
+
+  it('reads nothing when the CLI only echoed the input', () => {
+    expect(answerSince(['> '], ['> hang'], 'hang')).toBe('');
+  });
+
+  it('drops box-drawing frames around the answer', () => {
+    expect(answerSince(['╭───╮', '│ > │'], ['╭───╮', '│ > hi', 'hello', '╰───╯', '> '], 'hi')).toBe('hello');
+  });
+});

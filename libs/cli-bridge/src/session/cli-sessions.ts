@@ -1,0 +1,67 @@
+import { Injectable } from '@nestjs/common';
+import type { CliConfig } from '@nestclaw/config';
+import { minimalEnv, TmuxDriver } from '../tmux/tmux.driver';
+
+const READY_WAIT_MS = 10_000;
+const READY_QUIET_MS = 300;
+
+/** The tmux session names nestclaw gives a CLI: `nestclaw-<cli>-<n>`. */
+export const sessionPrefix = (cli: string) => `nestclaw-${cli}-`;
+
+/** Starting and ending a CLI's tmux sessions on nestclaw's socket. */
+@Injectable()
+export class CliSessions {
+  constructor(private readonly tmux: TmuxDriver) {}
+
+  /** A new session for `cli` in `dir`, numbered after every session of that CLI that exists or is bound (`taken`). */
+  async start(cli: string, cfg: CliConfig, dir: string, taken: string[]): Promise<string> {
+    const prefix = sessionPrefix(cli);
+    const used = [...(await this.tmux.list()), ...taken]
+      .filter((n) => n.startsWith(prefix))
+      .map((n) => Number(n.slice(prefix.length)))
+      .filter(Number.isInteger);
+    const name = `${prefix}${Math.max(0, ...used) + 1}`;
+    await this.launch(name, cli, cfg, dir);
+    return name;
+  }
+
+  /** The same name again, after the CLI under it ended (crashed, stopped) or is ended here. */
+  async restart(name: string, cli: string, cfg: CliConfig, dir: string): Promise<void> {
+    await this.tmux.kill(name);
+    await this.launch(name, cli, cfg, dir);
+  }
+
+  alive(name: string): Promise<boolean> {
+    return this.tmux.alive(name);
+  }
+
+  stop(name: string): Promise<void> {
+    return this.tmux.kill(name);
+  }
+
+  running(): Promise<string[]> {
+    return this.tmux.list();
+  }
+
+  private async launch(name: string, cli: string, cfg: CliConfig, dir: string): Promise<void> {
+    await this.tmux.create({ name, dir, command: cfg.command, args: cfg.args, env: minimalEnv({ NESTCLAW_CLI: cli }) });
+    await this.settled(name);
+  }
+
+  /**
+   * Until the CLI has drawn its first screen and held it still for a moment (at most 10 s): text sent
+   * before it reads its terminal would be echoed by the terminal, not the CLI, and its answer misread.
+   */
+  private async settled(name: string): Promise<void> {
+    const deadline = Date.now() + READY_WAIT_MS;
+    let last = '';
+    let sameSince = Date.now();
+    while (Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      if (!(await this.tmux.alive(name))) return;
+      const now = (await this.tmux.capture(name).catch(() => '')).trim();
+      if (now !== last) [last, sameSince] = [now, Date.now()];
+      else if (now && Date.now() - sameSince >= READY_QUIET_MS) return;
+    }
+  }
+}

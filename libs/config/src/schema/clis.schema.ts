@@ -1,0 +1,37 @@
+import { isAbsolute } from 'node:path';
+import { z } from 'zod';
+import { duration } from './field-types';
+
+/**
+ * Kinds of coding CLI the bridge knows. Only `generic` (screen-driven over tmux) is implemented; the
+ * others are reserved for per-kind adapters (hooks, transcripts) so configs written for them fail
+ * loudly today instead of meaning something else later.
+ */
+export const CLI_KINDS = ['generic'] as const;
+
+/** Names that become part of a tmux session name (`nestclaw-<cli>-<n>`): no dots, colons or spaces. */
+const cliName = /^[a-z][a-z0-9_-]{0,31}$/;
+
+const cliSchema = z.strictObject({
+  kind: z.enum(CLI_KINDS).default('generic'),
+  /** The program, run without a shell (arguments are passed as a list). */
+  command: z.string().min(1),
+  args: z.array(z.string()).default([]),
+  /** Working directories a chat may choose; the first is the default. Driving a CLI is shell access there. */
+  allowed_dirs: z
+    .array(z.string().refine((d) => isAbsolute(d), { message: 'must be an absolute path' }))
+    .min(1, { message: 'list at least one working directory' }),
+  /** Chat identities (`telegram:123`) besides the owner who may drive it; paired chat users may not by default. */
+  allow_from: z.array(z.string().min(1)).default([]),
+  /** Quiet screen time that means the CLI finished answering. */
+  done_after: duration.default(1500),
+  /** Silence while a message is in flight that is reported to the chat. */
+  watchdog: duration.default(300_000),
+});
+
+/** Coding CLIs driven from chat over tmux (issue 26, docs/adr/0017-cli-bridge.md): name → how to run it. */
+export const clisSchema = z
+  .record(z.string().regex(cliName, { message: 'CLI names are lower-case letters, digits, - and _' }), cliSchema)
+  .default({});
+
+export type CliConfig = z.output<typeof cliSchema>;
