@@ -77,13 +77,20 @@ describe('GET /v1/openapi.json', () => {
   });
 
   it('describes every route the app serves, with its method and the scope the guard demands, and nothing else', () => {
-    const served = nestRoutes(h).map(
-      (r) => `${r.method} ${r.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')} ${r.isPublic ? 'public' : r.scope}`,
-    );
+    const served = nestRoutes(h)
+      .filter((r) => r.inApi)
+      .map((r) => `${r.method} ${r.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')} ${r.isPublic ? 'public' : r.scope}`);
     const described = operations().map((o) => `${o.method} ${o.path} ${o.op['x-nestclaw-scope']}`);
     expect(served.length).toBeGreaterThan(15);
     expect(described.sort()).toEqual(served.sort());
     expect(described).toContain('GET /v1/openapi.json any');
+    // The control UI's pages are served, but are no API.
+    expect(
+      nestRoutes(h)
+        .filter((r) => !r.inApi)
+        .map((r) => r.path),
+    ).toContain('/approvals');
+    expect(described.some((d) => d.includes('/assets/'))).toBe(false);
   });
 
   it("gives /v1/chat's body schema: message required; sessionId, agentId and stream listed", () => {

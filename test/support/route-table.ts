@@ -3,6 +3,7 @@ import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { IS_PUBLIC } from '../../apps/gateway/src/auth/public.decorator';
 import { REQUIRED_SCOPE, RouteScope } from '../../apps/gateway/src/auth/require-scope.decorator';
+import { NOT_IN_API } from '../../apps/gateway/src/openapi/not-in-api.decorator';
 import type { Harness } from './gateway-harness';
 
 export interface Route {
@@ -11,6 +12,8 @@ export interface Route {
   isPublic: boolean;
   /** What the bearer guard demands: @RequireScope (`any`: every valid token), else `chat`. */
   scope: RouteScope;
+  /** Described in /v1/openapi.json (all but the control UI's pages and assets, @NotInApi). */
+  inApi: boolean;
 }
 
 /** Every route Nest registered, read from its controllers the way the router reads them. */
@@ -38,6 +41,7 @@ export function nestRoutes(h: Harness): Route[] {
           .join('/')}`,
         isPublic: reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets) ?? false,
         scope: reflector.getAllAndOverride<RouteScope | undefined>(REQUIRED_SCOPE, targets) ?? 'chat',
+        inApi: !Reflect.getMetadata(NOT_IN_API, wrapper.metatype),
       });
     }
   }

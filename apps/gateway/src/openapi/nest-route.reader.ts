@@ -5,6 +5,7 @@ import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { IS_PUBLIC } from '../auth/public.decorator';
 import { REQUIRED_SCOPE, RouteScope } from '../auth/require-scope.decorator';
 import type { GatewayRoute } from './gateway-route';
+import { NOT_IN_API } from './not-in-api.decorator';
 import { routeInputs } from './route-inputs';
 
 /** Joins a controller prefix and a handler path the way Nest's router does: `/` + the non-empty parts. */
@@ -15,8 +16,9 @@ const joinPath = (...parts: string[]) =>
     .join('/')}`;
 
 /**
- * Every route of every controller in the running app, read from the same decorator metadata Nest's
- * router and the bearer guard read, so the description cannot differ from what is served.
+ * Every route of every API controller in the running app (not the UI's pages: @NotInApi), read from the
+ * same decorator metadata Nest's router and the bearer guard read, so the description cannot differ from
+ * what is served.
  */
 @Injectable()
 export class NestRouteReader {
@@ -30,7 +32,7 @@ export class NestRouteReader {
     const routes: GatewayRoute[] = [];
     for (const wrapper of this.discovery.getControllers()) {
       const controller = wrapper.metatype as (new (...args: never[]) => object) | undefined;
-      if (!controller) continue;
+      if (!controller || Reflect.getMetadata(NOT_IN_API, controller)) continue;
       const base = String(Reflect.getMetadata(PATH_METADATA, controller) ?? '');
       for (const name of this.scanner.getAllMethodNames(controller.prototype)) {
         const handler = (controller.prototype as Record<string, () => unknown>)[name];

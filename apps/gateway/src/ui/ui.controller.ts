@@ -2,6 +2,7 @@ import { Controller, Get, Header, Param, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { NestclawError } from '@nestclaw/common';
 import { Public } from '../auth/public.decorator';
+import { NotInApi } from '../openapi/not-in-api.decorator';
 import { sendIndex, uiBuilt } from './ui-files';
 
 /** File names Vite writes under dist/ui/assets (content-hashed): nothing with a slash or a leading dot. */
@@ -13,6 +14,7 @@ const ASSET_NAME = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,200}$/;
  * current assets); the assets have content-hashed names, so they are cached for a year.
  */
 @Public()
+@NotInApi()
 @Controller()
 export class UiController {
   /** The app's own paths (apps/ui/src/router.ts): each answers index.html and the app picks the page. */
