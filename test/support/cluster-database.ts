@@ -15,7 +15,9 @@ export async function clusterDatabase(): Promise<TestDatabase & { url: string }>
   const db = await createTestDatabase();
   if (db.url) return { url: db.url, drop: db.drop };
   const home = mkdtempSync(join(tmpdir(), 'nestclaw-cluster-pg-'));
-  const server = await startEmbeddedPostgres(home, () => undefined, 'native');
+  // Server-sized: three or more replicas' pools (10 connections each, plus a listener) do not fit the
+  // 20 connections a single gateway's embedded server allows ("sorry, too many clients already").
+  const server = await startEmbeddedPostgres(home, () => undefined, 'native', { maxConnections: 100 });
   return {
     url: server.url,
     drop: async () => {

@@ -23,6 +23,8 @@ const CONNECTION_ERRORS = new Set([
   'P1017',
   'P2024',
 ]);
+/** too_many_connections: reachable but full, e.g. replicas × database.pool_size above max_connections. */
+const TOO_MANY_CONNECTIONS = '53300';
 const CONNECTION_MESSAGES =
   /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout|Connection closed|The database is not reachable/i;
 
@@ -32,6 +34,11 @@ function unreachable(e: unknown): NestclawError | undefined {
     if (typeof err !== 'object') break;
     const code = typeof err.code === 'string' ? err.code : undefined;
     const message = typeof err.message === 'string' ? err.message : '';
+    if (code === TOO_MANY_CONNECTIONS)
+      return new NestclawError(
+        'database_unavailable',
+        'The database has no free connection (max_connections reached): lower database.pool_size or the replica count, or raise PostgreSQL max_connections',
+      );
     if ((code && CONNECTION_ERRORS.has(code)) || CONNECTION_MESSAGES.test(message)) {
       const why = code === '57014' || message.includes(QUERY_TIMEOUT_MESSAGE) ? 'did not answer in time' : 'is not reachable';
       return new NestclawError(

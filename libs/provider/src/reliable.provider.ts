@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { NestclawError } from '@nestclaw/common';
 import { recordModelAttempt } from '@nestclaw/observability';
 import { ConfigService } from '@nestclaw/config';
+import { mapDatabaseError } from '@nestclaw/db';
 import type { CallGate, CallLedger, LlmCallRecord } from './llm-call.record';
 import { Attempt, Target } from './reliability/attempt';
 import { ChatRequest, ChatResponse, ChatStreamEvent, emptyUsage } from './model-provider.port';
@@ -181,7 +182,9 @@ export class ReliableProvider {
     const e = attempt.ledgerFailure;
     if (e === undefined) return;
     attempt.settle('neutral');
-    const error = e instanceof NestclawError ? e : new NestclawError('internal', `Could not record the model call: ${String(e)}`);
+    // An unreachable or full database is a 503 the client may retry, not an internal error.
+    const mapped = mapDatabaseError(e);
+    const error = mapped instanceof NestclawError ? mapped : new NestclawError('internal', `Could not record the model call: ${String(e)}`);
     throw new ProviderChainError(error, run.calls);
   }
 

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
 import type { EmbeddedEngine, RunningServer } from './embedded-server';
-import { nativeInstallDir, nativeLauncher, startNativePostgres } from './native-postgres.server';
+import { nativeInstallDir, nativeLauncher, ServerCapacity, startNativePostgres } from './native-postgres.server';
 import { startPglite } from './pglite.server';
 
 export type { EmbeddedEngine } from './embedded-server';
@@ -73,6 +73,7 @@ export async function startEmbeddedPostgres(
   home: string,
   log: (line: string) => void,
   choice: EmbeddedChoice = 'auto',
+  capacity: ServerCapacity = {},
 ): Promise<EmbeddedPostgres> {
   mkdirSync(home, { recursive: true, mode: 0o700 });
   const shared = startedHere.get(resolve(home));
@@ -89,7 +90,7 @@ export async function startEmbeddedPostgres(
     };
   }
 
-  const { server, dataDir } = await startServer(home, log, choice);
+  const { server, dataDir } = await startServer(home, log, choice, capacity);
   const info: EmbeddedInfo = { pid: process.pid, port: server.port, password: server.password, engine: server.engine, dataDir };
   writeFileSync(infoPath, JSON.stringify(info), { mode: 0o600 });
   const key = resolve(home);
@@ -141,6 +142,7 @@ async function startServer(
   home: string,
   log: (line: string) => void,
   choice: EmbeddedChoice,
+  capacity: ServerCapacity,
 ): Promise<{ server: RunningServer; dataDir: string }> {
   const pgliteDir = join(home, PGLITE_DIR);
   // A database PGlite created earlier stays on PGlite unless native is asked for: neither opens the other's files.
@@ -150,7 +152,7 @@ async function startServer(
   const launcher = install ? nativeLauncher() : { unavailable: `no PostgreSQL binaries for ${process.platform}-${process.arch}` };
   if (install && 'prefix' in launcher) {
     const dataDir = join(home, NATIVE_DIR);
-    return { server: await startNativePostgres(install, launcher.prefix, dataDir, log), dataDir };
+    return { server: await startNativePostgres(install, launcher.prefix, dataDir, log, capacity), dataDir };
   }
   const why = 'unavailable' in launcher ? launcher.unavailable : 'unknown';
   if (choice === 'native') throw new Error(`database.embedded_engine is "native" but it cannot run here: ${why}`);

