@@ -91,7 +91,10 @@ export async function startNativePostgres(
   const logFd = openSync(join(dirname(dataDir), 'postgres.log'), 'a', 0o600);
   try {
     const port = await freeLoopbackPort();
-    const settings = Object.entries({ ...SERVER_SETTINGS, ...capacitySettings(capacity), port: String(port) }).flatMap(([k, v]) => ['-c', `${k}=${v}`]);
+    const settings = Object.entries({ ...SERVER_SETTINGS, ...capacitySettings(capacity), port: String(port) }).flatMap(([k, v]) => [
+      '-c',
+      `${k}=${v}`,
+    ]);
     const [command, ...args] = [...prefix, join(install, 'bin', 'postgres'), '-D', dataDir, ...settings];
     const child = spawn(command, args, {
       stdio: ['ignore', logFd, logFd],
