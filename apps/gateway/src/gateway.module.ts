@@ -50,6 +50,7 @@ import { TraceInterceptor } from './observability/trace.interceptor';
 import { RetentionRepository } from './operations/retention.repository';
 import { RetentionService } from './operations/retention.service';
 import { SpendService } from './operations/spend.service';
+import { WebhookController } from './webhooks/webhook.controller';
 
 /** Composition root of the gateway process: transport lives here, everything else in libs/. */
 @Module({})
@@ -96,6 +97,7 @@ export class GatewayModule {
         ClusterController,
         WebSessionController,
         UiController,
+        WebhookController,
       ],
       providers: [
         { provide: APP_GUARD, useClass: BearerAuthGuard },
