@@ -13,11 +13,13 @@ const PUBLIC_ROUTES = [
   'GET /',
   'GET /approvals',
   'GET /assets/:file',
+  'GET /channels',
   'GET /favicon.svg',
   'GET /health',
   'GET /health/live',
   'GET /health/ready',
   'GET /sessions',
+  'GET /usage',
   'POST /v1/auth/session',
   'POST /v1/pair',
 ];
