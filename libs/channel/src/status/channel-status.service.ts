@@ -4,14 +4,7 @@ import { ChannelAccessService } from '@nestclaw/security';
 import { ChannelRegistry } from '../channel.registry';
 import { channelLease } from '../channel-ownership.service';
 import { ChannelActivityRepository } from './channel-activity.repository';
-
-/**
- * - `running`: a live replica holds the channel's lease and receives (this one: its connection is up).
- * - `connecting`: this replica holds the lease and started, but the platform does not answer yet (it keeps trying).
- * - `failed`: the adapter could not be built from config, or its start on this replica threw.
- * - `stopped`: no live replica holds the lease (shutting down, or between holders for a few seconds).
- */
-export type ChannelState = 'running' | 'connecting' | 'failed' | 'stopped';
+import { ChannelState, channelStateOf } from './channel-state';
 
 export interface ChannelStatus {
   id: string;
@@ -49,7 +42,7 @@ export class ChannelStatusService {
       const mine = local.get(id);
       const held = lease?.held && lease.holder ? lease : undefined;
       const error = broken.get(id) ?? mine?.error ?? null;
-      const state: ChannelState = error ? 'failed' : !held ? 'stopped' : mine?.owner && !mine.connected ? 'connecting' : 'running';
+      const state = channelStateOf({ error, leaseHeld: !!held, ownedHere: !!mine?.owner, connectedHere: !!mine?.connected });
       const seen = activityOf.get(id);
       return {
         id,
