@@ -25,7 +25,13 @@ describe('GET /v1/channels', () => {
     tg = new FakeTelegramServer();
     await tg.start();
     h = await startHarness({
-      config: { channels: { telegram: { enabled: true, token: tg.token, api_root: tg.url, allow_from: [], poll_timeout: 1 } } },
+      config: {
+        channels: {
+          telegram: { enabled: true, token: tg.token, api_root: tg.url, allow_from: [], poll_timeout: 1 },
+          // Enabled without its token: the adapter cannot be built, and the gateway runs on without it.
+          discord: { enabled: true },
+        },
+      },
     });
   });
   afterAll(async () => {
@@ -39,10 +45,22 @@ describe('GET /v1/channels', () => {
       const c = await telegram();
       return c?.state === 'running' && c;
     });
-    expect(await channels()).toHaveLength(1);
+    expect((await channels()).map((c) => c.id)).toEqual(['discord', 'telegram']);
     expect(tgState).toMatchObject({
       error: null,
       receiver: { replica: cluster.self, self: true },
+      lastInboundAt: null,
+      lastOutboundAt: null,
+      pendingPairings: 0,
+    });
+  });
+
+  it('lists a channel enabled in config that could not be set up as failed, with the reason', async () => {
+    expect((await channels()).find((c) => c.id === 'discord')).toEqual({
+      id: 'discord',
+      state: 'failed',
+      error: 'channels.discord.token is not set',
+      receiver: null,
       lastInboundAt: null,
       lastOutboundAt: null,
       pendingPairings: 0,

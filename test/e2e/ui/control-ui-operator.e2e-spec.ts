@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { eventually } from '../../support/eventually';
 import { Harness, startHarness, TEST_TOKEN } from '../../support/gateway-harness';
-import { cspViolations, launchChromium, recordedPage, signInThroughForm } from '../../support/browser';
+import { cspViolations, launchChromium, recordedPage, seriousA11yViolations, signInThroughForm } from '../../support/browser';
 import { describeWithHostTools } from '../../support/host-tools';
 import { FakeTelegramServer, FakeUser } from '../../fixtures/fake-telegram.server';
 
@@ -17,6 +17,7 @@ const UI = {
     usageNav: 'Usage and cost',
     refresh: 'Refresh',
     running: 'Running',
+    failed: 'Failed: channels.discord.token is not set',
     approve: (sender: string) => `Approve ${sender}`,
     deny: (sender: string) => `Deny ${sender}`,
     approved: 'may now talk to the assistant on telegram',
@@ -32,6 +33,7 @@ const UI = {
     usageNav: '用量与费用',
     refresh: '刷新',
     running: '运行中',
+    failed: '失败:channels.discord.token is not set',
     approve: (sender: string) => `批准 ${sender}`,
     deny: (sender: string) => `拒绝 ${sender}`,
     approved: '现在可以在 telegram 上与助手对话',
@@ -69,7 +71,12 @@ describeWithHostTools(['chromium'], 'control UI operator pages in a real browser
     tg = new FakeTelegramServer();
     await tg.start();
     h = await startHarness({
-      config: { channels: { telegram: { enabled: true, token: tg.token, api_root: tg.url, allow_from: [], poll_timeout: 1 } } },
+      config: {
+        channels: {
+          telegram: { enabled: true, token: tg.token, api_root: tg.url, allow_from: [], poll_timeout: 1 },
+          discord: { enabled: true }, // no token: cannot be set up, shown as failed
+        },
+      },
     });
     browser = await launchChromium(tools.chromium!);
     ({ page, errors } = await recordedPage(await browser.newContext({ locale: 'en-US', acceptDownloads: true })));
@@ -107,10 +114,12 @@ describeWithHostTools(['chromium'], 'control UI operator pages in a real browser
   for (const lang of ['en', 'zh-CN'] as const) {
     const ui = UI[lang];
 
-    it(`${lang}: shows the Telegram channel running on this replica`, async () => {
+    it(`${lang}: shows the Telegram channel running on this replica and Discord failed with the reason`, async () => {
       await open(lang, 'channelsNav');
       const row = page.locator('.channels-table tbody tr', { hasText: 'telegram' });
       await refreshUntil(lang, 'telegram running', async () => ((await row.textContent()) ?? '').includes(ui.running));
+      const discord = page.locator('.channels-table tbody tr', { hasText: 'discord' });
+      expect(await discord.locator('.state-failed').textContent()).toBe(ui.failed);
     });
 
     it(`${lang}: approves one stranger's pairing request and denies another's from the page`, async () => {
@@ -191,6 +200,26 @@ describeWithHostTools(['chromium'], 'control UI operator pages in a real browser
       expect(lines).toHaveLength(report.groups.length + 1);
     });
   }
+
+  it('has no serious or critical axe-core violations on both pages with data, in both themes', async () => {
+    // A pairing request waiting, so the decision buttons are audited too.
+    await strangerAsks();
+    // addScriptTag injects axe inline, which the page's own CSP refuses: a second context without it, same cookie.
+    const audit = await browser.newContext({ bypassCSP: true, storageState: await page.context().storageState() });
+    const p = await audit.newPage();
+    const found: Record<string, string[]> = {};
+    for (const theme of ['light', 'dark'] as const) {
+      await p.emulateMedia({ colorScheme: theme });
+      await p.goto(`${h.gateway.url}/channels`);
+      await p.locator('.pairing-table').waitFor();
+      found[`${theme} /channels`] = await seriousA11yViolations(p);
+      await p.goto(`${h.gateway.url}/usage`);
+      await p.locator('.usage-chart svg').waitFor();
+      found[`${theme} /usage`] = await seriousA11yViolations(p);
+    }
+    await audit.close();
+    expect(Object.values(found).flat()).toEqual([]);
+  });
 
   it('uses one dark palette for the system preference and for the theme switch', async () => {
     const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
