@@ -17,6 +17,7 @@ import { AuditController } from './audit/audit.controller';
 import { BearerAuthGuard } from './auth/bearer-auth.guard';
 import { TokenRateLimit } from './auth/token-rate-limit';
 import { ChatController } from './chat/chat.controller';
+import { ChannelsController } from './channels/channels.controller';
 import { ClusterController } from './cluster/cluster.controller';
 import { ClusterService } from './cluster/cluster.service';
 import { ConversationLogController } from './conversation-log/conversation-log.controller';
@@ -95,6 +96,7 @@ export class GatewayModule {
         MemoryController,
         ReindexController,
         ClusterController,
+        ChannelsController,
         WebSessionController,
         UiController,
         WebhookController,

@@ -4,9 +4,11 @@ import { currentSession, hasScope, signIn, SignedIn, signOut, takeLoginCode } fr
 import { LANGUAGES, Language, setLanguage, t, useLanguage } from './i18n/i18n';
 import type { MessageKey } from './i18n/en';
 import { ApprovalsPage } from './pages/approvals-page';
+import { ChannelsPage } from './pages/channels-page';
 import { ChatPage } from './pages/chat-page';
 import { SessionsPage } from './pages/sessions-page';
 import { SignInPage } from './pages/sign-in-page';
+import { UsagePage } from './pages/usage-page';
 import { navigate, Route, ROUTE_PATHS, useRoute } from './router';
 import { Theme, useTheme } from './theme';
 
@@ -15,6 +17,8 @@ const PAGES: { route: Route; label: MessageKey; scope: string }[] = [
   { route: 'chat', label: 'nav.chat', scope: 'chat' },
   { route: 'approvals', label: 'nav.approvals', scope: 'approve' },
   { route: 'sessions', label: 'nav.sessions', scope: 'admin' },
+  { route: 'channels', label: 'nav.channels', scope: 'admin' },
+  { route: 'usage', label: 'nav.usage', scope: 'admin' },
 ];
 
 function Settings() {
@@ -49,6 +53,8 @@ function Page({ route, session }: { route: Route; session: SignedIn }) {
   if (!hasScope(session, page.scope)) return <p class="notice error">{t('error.forbidden')}</p>;
   if (route === 'approvals') return <ApprovalsPage />;
   if (route === 'sessions') return <SessionsPage />;
+  if (route === 'channels') return <ChannelsPage />;
+  if (route === 'usage') return <UsagePage />;
   return <ChatPage canWatch={hasScope(session, 'admin')} />;
 }
 

@@ -4,5 +4,6 @@ import { App } from './app';
 import './styles/theme.css';
 import './styles/layout.css';
 import './styles/chat.css';
+import './styles/operator.css';
 
 render(<App />, document.getElementById('app')!);

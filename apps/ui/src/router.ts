@@ -1,13 +1,18 @@
 import { useEffect, useState } from 'preact/hooks';
 
 /** The app's pages; the gateway answers each path with index.html (apps/gateway/src/ui/ui.controller.ts). */
-export type Route = 'chat' | 'approvals' | 'sessions';
-export const ROUTE_PATHS: Record<Route, string> = { chat: '/', approvals: '/approvals', sessions: '/sessions' };
+export type Route = 'chat' | 'approvals' | 'sessions' | 'channels' | 'usage';
+export const ROUTE_PATHS: Record<Route, string> = {
+  chat: '/',
+  approvals: '/approvals',
+  sessions: '/sessions',
+  channels: '/channels',
+  usage: '/usage',
+};
 
 function routeOf(path: string): Route {
-  if (path === '/approvals') return 'approvals';
-  if (path === '/sessions') return 'sessions';
-  return 'chat';
+  const found = (Object.keys(ROUTE_PATHS) as Route[]).find((r) => ROUTE_PATHS[r] === path);
+  return found ?? 'chat';
 }
 
 const listeners = new Set<() => void>();

@@ -23,6 +23,8 @@ export interface ChannelOwnershipState {
   /** Owner and connected to the platform (polling, or the gateway connection up). */
   connected: boolean;
   fence?: string;
+  /** Why the last start on this replica failed (cleared by the next start or loss of the lease). */
+  error?: string;
 }
 
 /**
@@ -40,6 +42,7 @@ export class ChannelOwnership {
   private readonly owned = new Map<string, object>();
   private readonly starting = new Map<string, Promise<void>>();
   private readonly started = new Set<string>();
+  private readonly failures = new Map<string, string>();
   private sweep?: NodeJS.Timeout;
 
   constructor(
@@ -79,6 +82,7 @@ export class ChannelOwnership {
         owner,
         connected: owner && (a.connected ?? this.started.has(a.id)),
         fence: this.leases.fenceOf(lease),
+        ...(this.failures.has(a.id) ? { error: this.failures.get(a.id) } : {}),
       };
     });
   }
@@ -98,7 +102,9 @@ export class ChannelOwnership {
           await this.inbound.lastSeen(adapter.id),
         );
         this.started.add(adapter.id);
+        this.failures.delete(adapter.id);
       } catch (e) {
+        this.failures.set(adapter.id, (e as Error).message);
         // One platform being unreachable must not keep the gateway (or the other channels) down.
         this.logger.error(`${adapter.id} did not start: ${(e as Error).message}`);
       }
@@ -111,6 +117,7 @@ export class ChannelOwnership {
   private async stopReceiving(adapter: ChannelAdapter, why: LeaseLoss): Promise<void> {
     this.owned.delete(adapter.id);
     this.started.delete(adapter.id);
+    this.failures.delete(adapter.id);
     recordLeaseChange(channelLease(adapter.id), why);
     await adapter.stop().catch((e: unknown) => this.logger.error(`${adapter.id} did not stop cleanly: ${(e as Error).message}`));
     await this.starting.get(adapter.id);

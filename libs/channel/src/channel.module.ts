@@ -25,6 +25,8 @@ import { InboundPipeline } from './inbound-pipeline.service';
 import { InboundRepository } from './inbound/inbound.repository';
 import { MessageRouter } from './routing/message-router';
 import { ChannelSessionRepository } from './session/channel-session.repository';
+import { ChannelActivityRepository } from './status/channel-activity.repository';
+import { ChannelStatusService } from './status/channel-status.service';
 import { ChannelTurnRunner } from './turn/channel-turn.runner';
 import { CliTurnRunner } from './turn/cli-turn.runner';
 import { RunningTurns } from './turn/running-turns';
@@ -64,9 +66,11 @@ export class ChannelModule {
         SessionChatRepository,
         ConversationLogService,
         ConversationLogRepository,
+        ChannelStatusService,
+        ChannelActivityRepository,
         { provide: APPROVAL_DECIDER, ...approvals.decider },
       ],
-      exports: [ChannelRegistry, ConversationLogService],
+      exports: [ChannelRegistry, ConversationLogService, ChannelStatusService],
     };
   }
 }

@@ -16,6 +16,8 @@ import type * as TelegramAdapter from './telegram/telegram.channel';
 export class ChannelRegistry implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Channels');
   private readonly adapters = new Map<string, ChannelAdapter>();
+  /** Enabled in config but could not be built (a bad token format, …): channel id → why. */
+  private readonly setupFailures = new Map<string, string>();
 
   constructor(
     private readonly config: ConfigService,
@@ -36,6 +38,11 @@ export class ChannelRegistry implements OnModuleInit, OnApplicationBootstrap, Be
     return this.ownership.states();
   }
 
+  /** Channels enabled in config whose adapter could not be built, with the reason (/v1/channels shows them as failed). */
+  failedSetups(): { channel: string; error: string }[] {
+    return [...this.setupFailures].map(([channel, error]) => ({ channel, error }));
+  }
+
   /** Adds an adapter built elsewhere (tests, future plugins); call before bootstrap. */
   register(adapter: ChannelAdapter): void {
     this.adapters.set(adapter.id, instrumentDelivery(adapter));
@@ -52,6 +59,7 @@ export class ChannelRegistry implements OnModuleInit, OnApplicationBootstrap, Be
       try {
         this.register(make());
       } catch (e) {
+        this.setupFailures.set(id, (e as Error).message);
         this.logger.error(`${id} is enabled but cannot be set up: ${(e as Error).message}`);
       }
     };

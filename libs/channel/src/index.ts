@@ -1,6 +1,9 @@
 export * from './channel.port';
 export * from './channel.module';
 export * from './channel.registry';
+export { ChannelStatusService } from './status/channel-status.service';
+export type { ChannelStatus } from './status/channel-status.service';
+export type { ChannelState } from './status/channel-state';
 export * from './conversation-log/conversation-log.service';
 export { splitMessage, splitRendered } from './delivery/message-splitter';
 export { toTelegramHtml, toDiscordMarkdown, telegramHtmlToText } from './delivery/markdown';

@@ -113,6 +113,16 @@ export class ChannelAccessRepository {
     return rows[0] ?? null;
   }
 
+  /** Ends a live code without adding its sender (expired now, the row kept); false when wrong, expired or already used. */
+  async denyCode(channel: string, code: string): Promise<boolean> {
+    const { rowCount } = await this.db.query(
+      `UPDATE channel_pairing_codes SET expires_at = now()
+        WHERE channel = $1 AND code = $2 AND approved_at IS NULL AND expires_at > now()`,
+      [channel, code],
+    );
+    return (rowCount ?? 0) > 0;
+  }
+
   async addPaired(tx: PoolClient, channel: string, senderId: string, displayName: string | null, addedBy: string): Promise<void> {
     await this.db.query(
       `INSERT INTO channel_allowlist (channel, sender_id, display_name, added_by) VALUES ($1, $2, $3, $4)

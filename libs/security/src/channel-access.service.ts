@@ -95,6 +95,16 @@ export class ChannelAccessService {
     });
   }
 
+  /**
+   * Turns a pending code down: the sender is not added, and the code no longer counts against the
+   * channel's pending limit. Writing again later gets them a new code to be decided again.
+   */
+  async deny(channel: string, code: string): Promise<void> {
+    const normalized = normalizeCode(code);
+    if (!(await this.access.denyCode(channel, normalized)))
+      throw new NestclawError('not_found', `No pending pairing code ${normalized} on ${channel} (wrong, expired or already used)`);
+  }
+
   async revoke(channel: string, senderId: string): Promise<boolean> {
     return this.access.removePaired(channel, senderId);
   }

@@ -63,7 +63,7 @@ describeWithHostTools(['chromium'], 'control UI in a real browser', (tools) => {
   });
 
   it('serves index.html uncached for the app paths and hashed assets cached for a year', async () => {
-    for (const path of ['/', '/approvals', '/sessions']) {
+    for (const path of ['/', '/approvals', '/sessions', '/channels', '/usage']) {
       const res = await fetch(`${h.gateway.url}${path}`);
       expect([path, res.status, res.headers.get('cache-control')]).toEqual([path, 200, 'no-cache']);
       expect(await res.text()).toContain('<div id="app"></div>');
@@ -251,7 +251,7 @@ describeWithHostTools(['chromium'], 'control UI in a real browser', (tools) => {
     const found: Record<string, string[]> = {};
     for (const theme of ['light', 'dark'] as const) {
       await p.emulateMedia({ colorScheme: theme });
-      for (const path of ['/', '/approvals', '/sessions']) {
+      for (const path of ['/', '/approvals', '/sessions', '/channels', '/usage']) {
         await p.goto(`${h.gateway.url}${path}`);
         await p.locator('main h1').waitFor();
         found[`${theme} ${path}`] = await seriousA11yViolations(p);

@@ -50,4 +50,13 @@ export class PairingController {
     const approved = await this.channels.approve(body.channel, body.code, who.name);
     return { approved };
   }
+
+  /** Turns a stranger's channel pairing code down: they are not added, the code ends. */
+  @RequireScope('admin')
+  @Post('pairing/deny')
+  @HttpCode(200)
+  async deny(@Body(new ZodPipe(approveBody)) body: z.output<typeof approveBody>) {
+    await this.channels.deny(body.channel, body.code);
+    return { denied: true };
+  }
 }
