@@ -5,6 +5,7 @@ import { channelsSchema } from './schema/channels.schema';
 import { clisSchema } from './schema/clis.schema';
 import { databaseSchema } from './schema/database.schema';
 import { logSchema } from './schema/log.schema';
+import { mcpSchema } from './schema/mcp.schema';
 import { memorySchema } from './schema/memory.schema';
 import { modelsSchema } from './schema/models.schema';
 import { observabilitySchema } from './schema/observability.schema';
@@ -24,6 +25,7 @@ export type { BindingConfig } from './schema/bindings.schema';
 export type { MemoryConfig } from './schema/memory.schema';
 export type { CliConfig } from './schema/clis.schema';
 export { CLI_KINDS } from './schema/clis.schema';
+export type { McpServerConfig } from './schema/mcp.schema';
 
 /**
  * The whole config file: one strict schema per section (libs/config/src/schema/<section>.schema.ts),
@@ -48,6 +50,7 @@ export const configSchema = z
     memory: memorySchema,
     security: securitySchema,
     clis: clisSchema,
+    mcp: mcpSchema,
   })
   .superRefine((c, ctx) => {
     // A binding to an agent that does not exist would only fail when a message arrives.
@@ -88,6 +91,7 @@ export const STATIC_SECTIONS = [
   'observability',
   'memory',
   'clis',
+  'mcp',
 ] as const;
 /** Static sections whose security-sensitive keys (allowlists, approvers, rate limits) also apply after the owner confirms a code. */
 export const CONFIRMABLE_SECTIONS: readonly string[] = ['channels', 'security'];
