@@ -33,6 +33,11 @@ describe('MCP servers (real gateway, real MCP server over stdio and Streamable H
       env: { MCP_FIXTURE_SECRET: SERVER_SECRET, MCP_WEB_TOKEN: BEARER },
       config: {
         agents: { default: { tools: ['current_time', 'fixture.*', 'web__*'] } },
+        // web says require_approval: false, so the general rules decide, and they name one of its tools.
+        tools: {
+          approval: { required: ['shell', 'file_write', 'http_request', 'web__pid'] },
+          hooks: { redact: [{ pattern: 'hidden-[0-9]+' }], block: [{ tool: 'web__echo', pattern: 'forbidden', reason: 'not this' }] },
+        },
         mcp: {
           servers: {
             fixture: {
@@ -110,6 +115,25 @@ describe('MCP servers (real gateway, real MCP server over stdio and Streamable H
     expect(await reply).toBe('tool said: echo: 需要批准');
   });
 
+  it("holds an HTTP server's tool that tools.approval.required names, and tells the model a denial", async () => {
+    const reply = call('web__pid');
+    const approval = await eventually('a pending approval for web__pid', async () => {
+      const { approvals } = (await (await h.api('/v1/approvals?status=pending')).json()) as { approvals: Approval[] };
+      return approvals.find((a) => a.tool === 'web__pid');
+    });
+    await h.api(`/v1/approvals/${approval.id}`, { json: { decision: 'deny' } });
+    expect(await reply).toBe('tool said: denied: owner refused this web__pid call');
+  });
+
+  it('applies the configured hooks and the output cap to MCP tools', async () => {
+    expect(await call('web__echo', { text: 'forbidden words' })).toBe('tool said: error: not this');
+    const redacted = await call('web__echo', { text: 'key hidden-1234' });
+    expect(redacted).toContain('[redacted]');
+    expect(redacted).not.toContain('hidden-1234');
+    const long = await call('web__echo', { text: 'words '.repeat(3_000) });
+    expect(long).toMatch(/\[output truncated: \d+ more characters\]$/);
+  });
+
   it('records MCP calls in the audit log like any tool', async () => {
     const rows = await h.query<{ target: string; outcome: string }>(
       `SELECT target, outcome FROM audit_log WHERE action = 'tool.execute' AND target LIKE 'web__echo %'`,
@@ -150,6 +174,13 @@ describe('MCP servers (real gateway, real MCP server over stdio and Streamable H
     expect(quickDone).toBeLessThan(hungDone);
     // The server and the gateway are both still fine.
     expect(await call('web__echo', { text: 'still here' })).toBe('tool said: echo: still here');
+  });
+
+  it('times a hung stdio call out the same way, and the server answers the next call', async () => {
+    const hung = call('fixture__hang');
+    expect(await call('web__echo', { text: 'meanwhile' })).toBe('tool said: echo: meanwhile');
+    expect(await hung).toBe('tool said: error: MCP server "fixture" did not answer hang within 1500 ms (the call was cancelled)');
+    expect(await call('fixture__late')).toBe('tool said: late here');
   });
 
   it('restarts a stdio server that died, with a new process', async () => {
