@@ -64,9 +64,11 @@ export class ServerProcessTransport implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     const proc = this.process;
-    if (!proc) return Promise.reject(new Error('the server process is not running'));
-    return new Promise((resolve) => {
-      if (proc.stdin.write(serializeMessage(message))) resolve();
+    if (!proc || proc.stdin.destroyed) return Promise.reject(new Error('the server process is not running'));
+    return new Promise((resolve, reject) => {
+      // The callback reports a failed write (the process died meanwhile); 'drain' waits out a full pipe.
+      const flushed = proc.stdin.write(serializeMessage(message), (e) => (e ? reject(e) : undefined));
+      if (flushed) resolve();
       else proc.stdin.once('drain', resolve);
     });
   }
