@@ -93,6 +93,13 @@ describe('GET /v1/openapi.json', () => {
     expect(described.some((d) => d.includes('/assets/'))).toBe(false);
   });
 
+  it('describes the inbound webhook as public (its signature authenticates it) and answering 202', () => {
+    const op = doc.paths['/api/webhook/{id}'].post as Operation & { security: unknown[]; responses: Json; parameters: Json[] };
+    expect(op).toMatchObject({ operationId: 'webhook.receive', 'x-nestclaw-scope': 'public', security: [] });
+    expect(Object.keys(op.responses)).toContain('202');
+    expect(op.parameters).toEqual([{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }]);
+  });
+
   it("gives /v1/chat's body schema: message required; sessionId, agentId and stream listed", () => {
     const schema = doc.paths['/v1/chat'].post.requestBody?.content['application/json'].schema;
     expect(schema?.required).toEqual(['message']);

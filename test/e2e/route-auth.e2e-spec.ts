@@ -8,7 +8,8 @@ type ErrorBody = { error: { code: string } };
 /** Only these answer without a token: the liveness probe and the trade of a one-time pairing code. */
 // The probes (liveness, readiness) answer orchestrators without a token; the pairing exchange is how a token is got;
 // browser sign-in trades a token or login code (in the body) for a session cookie. The control UI's static files
-// (apps/gateway/src/ui) hold no data: the page asks the API, which needs the session.
+// (apps/gateway/src/ui) hold no data: the page asks the API, which needs the session. An inbound webhook is
+// authenticated by the HMAC signature of its body with the hook's own secret instead (docs/webhooks.md).
 const PUBLIC_ROUTES = [
   'GET /',
   'GET /approvals',
@@ -18,6 +19,7 @@ const PUBLIC_ROUTES = [
   'GET /health/live',
   'GET /health/ready',
   'GET /sessions',
+  'POST /api/webhook/:id',
   'POST /v1/auth/session',
   'POST /v1/pair',
 ];
@@ -49,7 +51,7 @@ describe('bearer auth on every route', () => {
   /** For each scope, a live paired token holding every scope but that one. */
   const lacking = new Map<Scope, string>();
   beforeAll(async () => {
-    h = await startHarness();
+    h = await startHarness({ config: { webhooks: { probe: { secret: 'route-sweep-secret-0123' } } } });
     routes = nestRoutes(h);
     const paired = h.gateway.app.get(PairedTokenService);
     for (const scope of SCOPES) {
@@ -67,13 +69,24 @@ describe('bearer auth on every route', () => {
     expect(serverRoutes(h)).toEqual(routes.map((r) => `${r.method} ${r.path}`).sort());
   });
 
-  it("leaves only the health probes, the pairing-code exchange, browser sign-in and the control UI's files public", () => {
+  it("leaves only the health probes, the pairing-code exchange, browser sign-in, the control UI's files and signed webhooks public", () => {
     expect(
       routes
         .filter((r) => r.isPublic)
         .map((r) => `${r.method} ${r.path}`)
         .sort(),
     ).toEqual(PUBLIC_ROUTES);
+  });
+
+  it('opens the webhook route to its signature only: a bearer token is no substitute', async () => {
+    const body = JSON.stringify({ ping: true });
+    const res = await h.api('/api/webhook/probe', {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json', 'x-nestclaw-delivery': 'd-1' },
+    });
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as ErrorBody).error.code).toBe('webhook_signature_invalid');
   });
 
   it('answers 401 unauthorized on every other route when no token is sent', async () => {

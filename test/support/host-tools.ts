@@ -1,4 +1,5 @@
 import { accessSync, appendFileSync, constants, existsSync, readFileSync, rmSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 
 /**
@@ -6,13 +7,22 @@ import { delimiter, join } from 'node:path';
  * skips visibly (the tool and the command that installs it are printed, and listed again at the end
  * of the run); under CI=true the same test fails naming the tool instead, so CI tests everything.
  */
-export type HostToolName = 'bubblewrap' | 'prometheus' | 'promtool' | 'docker' | 'tmux' | 'chromium' | 'haproxy';
+export type HostToolName = 'bubblewrap' | 'prometheus' | 'promtool' | 'docker' | 'tmux' | 'chromium' | 'haproxy' | 'claude-code';
 
 interface HostToolSpec {
   /** Program names looked up on PATH, then in /usr/bin and /usr/sbin (haproxy lives there, off a non-root PATH). */
   binaries: string[];
+  /** Folders looked in after those (a tool installed for the tests only, not for users). */
+  dirs?: string[];
   install: string;
 }
+
+/**
+ * Where `.ci/run` installs Claude Code for the CLI-bridge tests (~400 MB of native binary: a test
+ * tool, not a dependency every user downloads).
+ */
+export const CLAUDE_CODE_PREFIX = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'nestclaw-tests', 'claude-code');
+export const CLAUDE_CODE_VERSION = '2.1.332';
 
 const HOST_TOOLS: Record<HostToolName, HostToolSpec> = {
   bubblewrap: { binaries: ['bwrap'], install: 'apt-get install bubblewrap' },
@@ -22,6 +32,11 @@ const HOST_TOOLS: Record<HostToolName, HostToolSpec> = {
   tmux: { binaries: ['tmux'], install: 'apt-get install tmux' },
   chromium: { binaries: ['chromium', 'chromium-browser', 'google-chrome'], install: 'apt-get install chromium' },
   haproxy: { binaries: ['haproxy'], install: 'apt-get install haproxy' },
+  'claude-code': {
+    binaries: ['claude'],
+    dirs: [join(CLAUDE_CODE_PREFIX, 'node_modules', '.bin')],
+    install: `npm install --prefix ${CLAUDE_CODE_PREFIX} @anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`,
+  },
 };
 
 /** Where global setup asks workers to note their skips, so global teardown can list them once at the end. */
@@ -40,7 +55,7 @@ function executable(path: string): boolean {
 
 /** The absolute path of the tool's program, or undefined when this machine does not have it. */
 export function findHostTool(name: HostToolName): string | undefined {
-  const dirs = [...(process.env.PATH ?? '').split(delimiter).filter(Boolean), '/usr/bin', '/usr/sbin'];
+  const dirs = [...(process.env.PATH ?? '').split(delimiter).filter(Boolean), '/usr/bin', '/usr/sbin', ...(HOST_TOOLS[name].dirs ?? [])];
   for (const binary of HOST_TOOLS[name].binaries) for (const dir of dirs) if (executable(join(dir, binary))) return join(dir, binary);
   return undefined;
 }

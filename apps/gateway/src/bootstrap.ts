@@ -14,6 +14,7 @@ import { addressInUse, assertAddressFree } from './http/address-in-use';
 import { closeDraining } from './http/drain-on-close';
 import { assertEmbeddedDatabaseOwned } from './http/embedded-single-process';
 import { acceptJsonBodiesOnly } from './http/json-bodies-only';
+import { keepRawWebhookBodies } from './http/raw-webhook-bodies';
 import { sendSecurityHeaders } from './http/security-headers';
 import { configSecrets, gatewayLogger } from './observability/gateway-logger';
 import { serveUiFiles } from './ui/ui-files';
@@ -61,6 +62,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   preloadTokenizer();
   const adapter = new FastifyAdapter({ bodyLimit: config.server.body_limit, trustProxy: false, ...fastifyErrorOptions() });
   acceptJsonBodiesOnly(adapter);
+  keepRawWebhookBodies(adapter);
   serveUiFiles(adapter);
   sendSecurityHeaders(adapter);
   const logger = gatewayLogger(config, env, logLevels);

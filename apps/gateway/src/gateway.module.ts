@@ -51,6 +51,7 @@ import { TraceInterceptor } from './observability/trace.interceptor';
 import { RetentionRepository } from './operations/retention.repository';
 import { RetentionService } from './operations/retention.service';
 import { SpendService } from './operations/spend.service';
+import { WebhookController } from './webhooks/webhook.controller';
 
 /** Composition root of the gateway process: transport lives here, everything else in libs/. */
 @Module({})
@@ -98,6 +99,7 @@ export class GatewayModule {
         ClusterController,
         WebSessionController,
         UiController,
+        WebhookController,
       ],
       providers: [
         { provide: APP_GUARD, useClass: BearerAuthGuard },

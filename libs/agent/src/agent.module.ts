@@ -39,6 +39,9 @@ import { HeartbeatRepository } from './scheduler/heartbeat.repository';
 import { JobOutputDispatcher } from './scheduler/job-output.dispatcher';
 import { JobOutputPort } from './scheduler/job-output.port';
 import { JobOutputRepository } from './scheduler/job-output.repository';
+import { WebhookIntake } from './webhook/webhook-intake.service';
+import { WebhookRepository } from './webhook/webhook.repository';
+import { WebhookTurnRunner } from './webhook/webhook-turn.runner';
 
 /** The tools this lib adds: built by DI like any provider, registered with the ToolRegistry (which depends on no tool) once the graph is built. */
 const AGENT_TOOLS = Symbol('AGENT_TOOLS');
@@ -79,6 +82,9 @@ const agentTools = [SkillReadTool, SpawnTool, CronTool];
     JobOutputRepository,
     JobOutputDispatcher,
     SubagentRunRepository,
+    WebhookIntake,
+    WebhookRepository,
+    WebhookTurnRunner,
     ...agentTools,
     { provide: AGENT_TOOLS, useFactory: (...tools: Tool[]) => tools, inject: agentTools },
   ],
@@ -93,6 +99,8 @@ const agentTools = [SkillReadTool, SpawnTool, CronTool];
     SchedulerClock,
     HeartbeatService,
     JobOutputPort,
+    WebhookIntake,
+    WebhookTurnRunner,
   ],
 })
 export class AgentModule implements OnModuleInit {

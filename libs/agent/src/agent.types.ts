@@ -26,6 +26,8 @@ export interface TurnInput {
   recovered?: boolean;
   /** A recovered turn whose model request may already have left: answer with a notice, or ask again (default). */
   interruptedTurns?: InterruptedTurnPolicy;
+  /** The new turn's id, chosen by the caller (a webhook answers 202 with it before the turn opens); default: a fresh one. */
+  turnId?: string;
   /** Override the agent's prompt mode (subagents and cheap tasks use `minimal`). */
   promptMode?: PromptMode;
 }

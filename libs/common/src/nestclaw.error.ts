@@ -24,6 +24,8 @@ export type ErrorCode =
   | 'stream_interrupted'
   | 'database_unavailable'
   | 'config_invalid'
+  | 'webhook_signature_invalid'
+  | 'webhook_replayed'
   | 'internal';
 
 export class NestclawError extends Error {

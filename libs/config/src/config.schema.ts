@@ -17,6 +17,7 @@ import { securitySchema } from './schema/security.schema';
 import { serverSchema } from './schema/server.schema';
 import { sessionSchema } from './schema/session.schema';
 import { toolsSchema } from './schema/tools.schema';
+import { webhooksSchema } from './schema/webhooks.schema';
 
 export { NATIVE_ACKNOWLEDGEMENT } from './schema/tools.schema';
 export { PROVIDER_KINDS } from './schema/provider-kinds';
@@ -26,6 +27,8 @@ export type { MemoryConfig } from './schema/memory.schema';
 export type { CliConfig } from './schema/clis.schema';
 export { CLI_KINDS } from './schema/clis.schema';
 export type { McpServerConfig } from './schema/mcp.schema';
+export type { WebhookConfig } from './schema/webhooks.schema';
+export { PAYLOAD_PLACEHOLDER } from './schema/webhooks.schema';
 
 /**
  * The whole config file: one strict schema per section (libs/config/src/schema/<section>.schema.ts),
@@ -51,6 +54,7 @@ export const configSchema = z
     security: securitySchema,
     clis: clisSchema,
     mcp: mcpSchema,
+    webhooks: webhooksSchema,
   })
   .superRefine((c, ctx) => {
     // A binding to an agent that does not exist would only fail when a message arrives.
@@ -63,6 +67,21 @@ export const configSchema = z
         });
       }
     });
+    // A hook is refused before its agent is looked up, so a wrong name must fail at boot, not on a delivery.
+    for (const [id, hook] of Object.entries(c.webhooks)) {
+      if (hook.agent !== 'default' && !c.agents[hook.agent])
+        ctx.addIssue({
+          code: 'custom',
+          path: ['webhooks', id, 'agent'],
+          message: `unknown agent "${hook.agent}" (configured: ${Object.keys(c.agents).join(', ')})`,
+        });
+      if (hook.max_body > c.server.body_limit)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['webhooks', id, 'max_body'],
+          message: `${hook.max_body} is larger than server.body_limit (${c.server.body_limit}), which refuses such bodies first`,
+        });
+    }
   })
   .transform((c) => (c.agents.default ? c : { ...c, agents: { ...c.agents, default: agentSchema.parse({}) } }));
 
@@ -92,6 +111,7 @@ export const STATIC_SECTIONS = [
   'memory',
   'clis',
   'mcp',
+  'webhooks',
 ] as const;
 /** Static sections whose security-sensitive keys (allowlists, approvers, rate limits) also apply after the owner confirms a code. */
 export const CONFIRMABLE_SECTIONS: readonly string[] = ['channels', 'security'];

@@ -8,6 +8,7 @@ export function statusFor(code: ErrorCode): number {
     case 'context_length_exceeded':
       return 400;
     case 'unauthorized':
+    case 'webhook_signature_invalid':
       return 401;
     case 'forbidden':
       return 403;
@@ -16,6 +17,7 @@ export function statusFor(code: ErrorCode): number {
       return 404;
     case 'conflict':
     case 'job_limit_reached':
+    case 'webhook_replayed':
       return 409;
     case 'payload_too_large':
       return 413;

@@ -12,7 +12,7 @@ export interface JobOutput {
   runId: string;
   jobId: string;
   agentId: string;
-  kind: 'job' | 'heartbeat';
+  kind: 'job' | 'heartbeat' | 'webhook';
   target: DeliveryTarget;
   text: string;
 }

@@ -70,7 +70,7 @@ export class OpenStage {
     const submitted = await this.hooks.userPromptSubmit({ sessionId, agentId: input.agentId, prompt: input.message });
     if (submitted.block) throw new NestclawError('forbidden', `The message was blocked: ${submitted.block}`);
     const message = submitted.prompt;
-    const turnId = randomUUID();
+    const turnId = input.turnId ?? randomUUID();
     turnOpened(turnId);
     // One statement when the session is free; busy on another replica, it waits here for its turn.
     const opened = await this.hold.take(

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { CliConfig } from '@nestclaw/config';
 import { keysFor } from '../screen/prompt-keys';
-import { answerSince, findPrompt, hasSpinner, screenLines } from '../screen/screen-reader';
+import { answerSince, findPrompt, hasSpinner, lastEcho, screenLines } from '../screen/screen-reader';
 import { TmuxDriver } from '../tmux/tmux.driver';
 import type { ExchangeResult, ExchangeScope } from './exchange.types';
 import { PromptApprovals } from './prompt-approvals';
@@ -34,7 +34,10 @@ export class ExchangeRunner {
     let last = before.join('\n');
     let changedAt = Date.now();
     let stable = false;
-    let promptFloor = before.length;
+    // A question counts only below the echo of this input (a full-screen CLI redraws in place, so the
+    // screen need not grow), and one just answered is not asked again while it is still drawn.
+    const firstLine = text.split('\n')[0];
+    let answered: string | undefined;
     for (;;) {
       await sleep(POLL_MS);
       if (scope.signal?.aborted) return { kind: 'answer', text: 'Stopped waiting for the CLI.' };
@@ -48,12 +51,15 @@ export class ExchangeRunner {
       const quietMs = Date.now() - changedAt;
       const working = hasSpinner(lines);
       // A prompt is read once it has stood still for one poll, so a half-drawn menu is never answered.
-      const prompt = !working && stable ? findPrompt(lines, promptFloor) : undefined;
+      const echoed = lastEcho(lines, firstLine);
+      const shown = !working && stable ? findPrompt(lines, echoed >= 0 ? echoed + 1 : before.length) : undefined;
+      const prompt = shown && shown.text !== answered ? shown : undefined;
+      if (!shown) answered = undefined;
       stable = true;
       if (prompt) {
         const outcome = await this.prompts.ask(prompt, scope, scope.onApproval);
         await this.tmux.keys(session, keysFor(prompt, outcome)).catch(() => undefined);
-        promptFloor = prompt.end + 1;
+        answered = prompt.text;
         changedAt = Date.now();
         continue;
       }

@@ -70,6 +70,28 @@ describe('screen reader', () => {
     expect(answerSince(['> '], ['> hang'], 'hang')).toBe('');
   });
 
+  it("reads Claude Code's answer between the echo of the input and its redrawn input area", () => {
+    const before = ['● earlier answer', '', '─────', '❯', '─────', '  ⏸ manual mode on · ? for shortcuts'];
+    const after = [
+      '● earlier answer',
+      '',
+      '❯ make it [tool:Bash]',
+      '',
+      '● Running it.',
+      '● tool said: made',
+      '',
+      '✻ Worked for 1s · done 8:49 PM',
+      '',
+      '─────',
+      '❯',
+      '─────',
+      '  ⏸ manual mode on · ? for shortcuts',
+    ];
+    expect(answerSince(before, after, 'make it [tool:Bash]')).toBe('● Running it.\n● tool said: made');
+    // Before it has answered, only the echo and the input area: nothing to read yet.
+    expect(answerSince(before, [...after.slice(0, 4), ...after.slice(9)], 'make it [tool:Bash]')).toBe('');
+  });
+
   it('drops box-drawing frames around the answer', () => {
     expect(answerSince(['╭───╮', '│ > │'], ['╭───╮', '│ > hi', 'hello', '╰───╯', '> '], 'hi')).toBe('hello');
   });

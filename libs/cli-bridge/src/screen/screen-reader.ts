@@ -93,22 +93,50 @@ export function menuChoice(options: MenuOption[], decision: 'approve' | 'deny'):
 
 /** Lines that are the CLI's frame, not its answer: box drawing, an empty input prompt, a spinner. */
 const CHROME = /^[\s─━│┃┌┐└┘├┤┬┴┼╭╮╰╯═║╔╗╚╝-]*$|^\s*[>❯$%#]\s*$/;
+/** An input line as a CLI echoes it: after a prompt marker, maybe inside a frame (`│ > hi`, `❯ hi`). */
+const PROMPT_MARK = /^[\s│┃]*[>❯›$%#]\s?/;
+/** A frame line that starts a CLI's input area (Claude Code draws `────` above its `❯` prompt). */
+const RULE = /^\s*[─━═╌-]{3,}\s*$/;
+const EMPTY_PROMPT = /^[\s│┃]*[>❯›]\s*[│┃]?\s*$/;
+/** A finished-work summary a CLI prints under its answer (`✻ Worked for 3s`). */
+const SUMMARY = /^\s*[✻✽✶✳✢]\s/;
 
 /**
- * What the CLI wrote since the input: the lines after the screen as it was before (`before`), minus
- * the echo of the input (the prompt line it was typed on and its other lines) and the chrome.
+ * What the CLI wrote since the input: from where the input was echoed (its last echo on a prompt line;
+ * else the lines after the screen as it was before), minus the echo, the CLI's redrawn input area below
+ * the answer (a rule above an empty prompt, and the status bar under it) and the chrome.
  */
 export function answerSince(before: string[], after: string[], input: string): string {
-  // The input is typed on the last line of the screen before it (the prompt), so the answer starts there.
-  const start = Math.max(0, before.length - 1);
-  const fresh = samePrefix(before.slice(0, start), after) ? after.slice(start) : after.slice(-Math.max(1, after.length - start));
   const echo = input.split('\n').map((l) => l.trimEnd());
+  const echoed = lastEcho(after, echo[0]);
+  let fresh: string[];
+  if (echoed >= 0) fresh = after.slice(echoed);
+  else {
+    // The input is typed on the last line of the screen before it (the prompt), so the answer starts there.
+    const start = Math.max(0, before.length - 1);
+    fresh = samePrefix(before.slice(0, start), after) ? after.slice(start) : after.slice(-Math.max(1, after.length - start));
+  }
   let i = 0;
   while (i < echo.length && i < fresh.length && fresh[i].trimEnd().endsWith(echo[i])) i++;
-  const body = fresh.slice(i).filter((l) => !SPINNER.test(l));
-  while (body.length && CHROME.test(body[body.length - 1])) body.pop();
+  let body = fresh.slice(i).filter((l) => !SPINNER.test(l));
+  const inputArea = body.findIndex((l, k) => RULE.test(l) && k + 1 < body.length && EMPTY_PROMPT.test(body[k + 1]));
+  if (inputArea >= 0) body = body.slice(0, inputArea);
+  // A summary line closes the answer: what follows it (status lines above the input area) is the CLI's.
+  const summary = body.findIndex((l) => SUMMARY.test(l));
+  if (summary >= 0) body = body.slice(0, summary);
+  while (body.length && (CHROME.test(body[body.length - 1]) || SUMMARY.test(body[body.length - 1]))) body.pop();
   while (body.length && CHROME.test(body[0])) body.shift();
   return body.join('\n').trim();
+}
+
+/** The last line that shows `first` (the input's first line) typed after a prompt marker, or -1. */
+export function lastEcho(lines: string[], first: string): number {
+  if (!first.trim()) return -1;
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const m = PROMPT_MARK.exec(lines[i]);
+    if (m && lines[i].slice(m[0].length).trimEnd() === first.trim()) return i;
+  }
+  return -1;
 }
 
 function samePrefix(prefix: string[], lines: string[]): boolean {

@@ -44,7 +44,7 @@ export class CliSessions {
   }
 
   private async launch(name: string, cli: string, cfg: CliConfig, dir: string): Promise<void> {
-    await this.tmux.create({ name, dir, command: cfg.command, args: cfg.args, env: minimalEnv({ NESTCLAW_CLI: cli }) });
+    await this.tmux.create({ name, dir, command: cfg.command, args: cfg.args, env: minimalEnv({ ...cfg.env, NESTCLAW_CLI: cli }) });
     await this.settled(name);
   }
 

@@ -7,6 +7,7 @@ describe('clis: config', () => {
         kind: 'generic',
         command: 'mycli',
         args: [],
+        env: {},
         allowed_dirs: ['/srv/app'],
         allow_from: [],
         done_after: 1500,
@@ -28,6 +29,12 @@ describe('clis: config', () => {
   it('refuses kinds not built yet and names that cannot be part of a tmux session name', () => {
     expect(clisSchema.safeParse({ c: { kind: 'claude-code', command: 'claude', allowed_dirs: ['/a'] } }).success).toBe(false);
     expect(clisSchema.safeParse({ 'my.cli': { command: 'c', allowed_dirs: ['/a'] } }).success).toBe(false);
+  });
+
+  it('takes an environment for the CLI and refuses names a shell could not export', () => {
+    const parsed = clisSchema.parse({ c: { command: 'c', allowed_dirs: ['/a'], env: { ANTHROPIC_BASE_URL: 'http://127.0.0.1:1' } } });
+    expect(parsed.c.env).toEqual({ ANTHROPIC_BASE_URL: 'http://127.0.0.1:1' });
+    expect(clisSchema.safeParse({ c: { command: 'c', allowed_dirs: ['/a'], env: { 'BAD-NAME': 'x' } } }).success).toBe(false);
   });
 
   it('is empty when absent', () => {

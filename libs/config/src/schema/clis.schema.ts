@@ -1,6 +1,6 @@
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
-import { duration } from './field-types';
+import { duration, secret } from './field-types';
 
 /**
  * Kinds of coding CLI the bridge knows. Only `generic` (screen-driven over tmux) is implemented; the
@@ -17,6 +17,17 @@ const cliSchema = z.strictObject({
   /** The program, run without a shell (arguments are passed as a list). */
   command: z.string().min(1),
   args: z.array(z.string()).default([]),
+  /**
+   * Environment of the CLI besides a path, a home and a UTF-8 locale (nothing else of the gateway's
+   * leaks in): e.g. `ANTHROPIC_BASE_URL`, an API key (kept out of logs and /doctor), or `HOME` for a
+   * CLI whose login and settings live in another home.
+   */
+  env: z
+    .record(
+      z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: 'environment variable names are letters, digits and _' }),
+      secret(z.string()),
+    )
+    .default({}),
   /** Working directories a chat may choose; the first is the default. Driving a CLI is shell access there. */
   allowed_dirs: z
     .array(z.string().refine((d) => isAbsolute(d), { message: 'must be an absolute path' }))

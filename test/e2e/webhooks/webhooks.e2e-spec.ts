@@ -1,0 +1,234 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { JobScheduler, signatureFor, WebhookTurnRunner } from '@nestclaw/agent';
+import { telegramHtmlToText } from '@nestclaw/channel';
+import { Harness, startHarness } from '../../support/gateway-harness';
+import { FakeTelegramServer } from '../../fixtures/fake-telegram.server';
+
+const SECRET = 'whsec-0123456789abcdef-test';
+const GITHUB_SECRET = 'github-secret-0123456789';
+const OWNER_CHAT = '4242';
+type ErrorBody = { error: { code: string; message: string } };
+
+/** Inbound webhooks through the real gateway: a fake Bot API for the answer, the fake model counting what reaches it. */
+describe('POST /api/webhook/:id', () => {
+  let h: Harness;
+  let tg: FakeTelegramServer;
+
+  const post = (id: string, body: string | Buffer, headers: Record<string, string> = {}) =>
+    fetch(`${h.gateway.url}/api/webhook/${encodeURIComponent(id)}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body,
+    });
+  /** A correctly signed delivery of `payload` to the `alerts` hook. */
+  const signed = (payload: unknown, delivery = randomUUID(), secret = SECRET) => {
+    const body = JSON.stringify(payload);
+    return post('alerts', body, { 'x-nestclaw-signature': signatureFor(secret, body), 'x-nestclaw-delivery': delivery });
+  };
+  const refusal = async (res: Response) => ({ status: res.status, code: ((await res.json()) as ErrorBody).error.code });
+  const shown = (text: string) => tg.sentTo(OWNER_CHAT).filter((m) => telegramHtmlToText(m.current).includes(text));
+  const idle = () => h.gateway.app.get(WebhookTurnRunner).idle();
+  const lastPrompt = () =>
+    h.llm.requests
+      .at(-1)!
+      .body.messages.filter((m) => m.role === 'user')
+      .at(-1)!.content!;
+
+  beforeAll(async () => {
+    tg = new FakeTelegramServer();
+    await tg.start();
+    h = await startHarness({
+      env: { ALERTS_SECRET: SECRET, GITHUB_SECRET },
+      config: {
+        scheduler: { tick: '1h' },
+        channels: { telegram: { enabled: true, token: tg.token, api_root: tg.url, poll_timeout: 1 } },
+        webhooks: {
+          alerts: {
+            secret: '${ALERTS_SECRET}',
+            template: 'Monitoring alert. Summarise it for the on-call person:\n{{payload}}',
+            max_body: 4096,
+            deliver_to: { channel: 'telegram', chat_id: OWNER_CHAT },
+          },
+          github: {
+            secret: '${GITHUB_SECRET}',
+            signature_header: 'X-Hub-Signature-256',
+            delivery_header: 'X-GitHub-Delivery',
+            deliver_to: { session: 'github-events' },
+          },
+        },
+      },
+    });
+  });
+  afterAll(async () => {
+    await h?.stop();
+    await tg?.stop();
+  });
+
+  it('answers 202 with the turn at once and sends the answer to the configured Telegram chat, once', async () => {
+    h.llm.enqueue({ kind: 'text', text: 'Disk on db-1 is 95% full.' });
+    const delivery = randomUUID();
+    const res = await signed({ alert: 'disk', host: 'db-1', used: 0.95 }, delivery);
+    expect(res.status).toBe(202);
+    const accepted = (await res.json()) as { turnId: string; sessionId: string };
+    expect(accepted).toEqual({ turnId: expect.stringMatching(/^[0-9a-f-]{36}$/), sessionId: 'webhook:alerts' });
+    await tg.waitFor(() => shown('Disk on db-1 is 95% full.').length > 0, 15_000, 'the answer in the owner chat');
+    await idle();
+    expect(shown('Disk on db-1 is 95% full.')).toHaveLength(1);
+    expect(tg.callsOf('sendMessage').filter((c) => String(c.payload.chat_id) === OWNER_CHAT)).toHaveLength(1);
+    // The turn named in the 202 is the one that ran; its answer is recorded as delivered on the hook's job run.
+    const [row] = await h.query<{ turn_id: string; status: string; delivered: boolean; reply: string }>(
+      `SELECT r.turn_id::text, r.status, r.delivered_at IS NOT NULL AS delivered, m.content AS reply
+         FROM webhook_deliveries d JOIN job_runs r ON r.id = d.job_run_id
+         JOIN messages m ON m.turn_id = r.turn_id AND m.role = 'assistant'
+        WHERE d.hook_id = 'alerts' AND d.delivery_id = $1`,
+      [delivery],
+    );
+    expect(row).toEqual({ turn_id: accepted.turnId, status: 'ok', delivered: true, reply: 'Disk on db-1 is 95% full.' });
+    // The payload reached the model fenced and labelled as untrusted.
+    const prompt = lastPrompt();
+    expect(prompt).toContain('Monitoring alert. Summarise it for the on-call person:');
+    expect(prompt).toContain('<untrusted-webhook-payload hook="alerts">');
+    expect(prompt).toContain('"host": "db-1"');
+    expect(prompt).toMatch(/untrusted input from an external sender/);
+  });
+
+  it("retries an answer whose delivery a crash cut short through the scheduler's tick, without a second copy", async () => {
+    h.llm.enqueue({ kind: 'text', text: 'Answer that survives a crash.' });
+    const delivery = randomUUID();
+    expect((await signed({ alert: 'mem' }, delivery)).status).toBe(202);
+    await tg.waitFor(() => shown('Answer that survives a crash.').length > 0, 15_000, 'the answer');
+    await idle();
+    const [{ job_run_id: runId }] = await h.query<{ job_run_id: string }>(
+      `SELECT job_run_id::text FROM webhook_deliveries WHERE hook_id = 'alerts' AND delivery_id = $1`,
+      [delivery],
+    );
+    // As if the process died between the send and its record: undelivered, lease run out.
+    await h.query(`UPDATE job_runs SET delivered_at = NULL, delivery_due_at = now() - interval '1 minute' WHERE id = $1`, [runId]);
+    const scheduler = h.gateway.app.get(JobScheduler);
+    await scheduler.tick();
+    await scheduler.idle();
+    expect(await h.query(`SELECT 1 FROM job_runs WHERE id = $1 AND delivered_at IS NOT NULL`, [runId])).toHaveLength(1);
+    expect(await h.query(`SELECT chat_id, status FROM outbound_messages WHERE job_run_id = $1`, [runId])).toEqual([
+      { chat_id: OWNER_CHAT, status: 'sent' },
+    ]);
+    expect(shown('Answer that survives a crash.')).toHaveLength(1);
+  });
+
+  it('refuses a replayed delivery id with 409 and answers it only once', async () => {
+    h.llm.enqueue({ kind: 'text', text: 'Replay check answer.' });
+    const delivery = randomUUID();
+    expect((await signed({ alert: 'cpu' }, delivery)).status).toBe(202);
+    await tg.waitFor(() => shown('Replay check answer.').length > 0, 15_000, 'the first answer');
+    const calls = h.llm.chatRequests;
+    expect(await refusal(await signed({ alert: 'cpu' }, delivery))).toEqual({ status: 409, code: 'webhook_replayed' });
+    // Also a different body under the same id (a replay need not be byte-identical).
+    expect(await refusal(await signed({ alert: 'cpu', again: true }, delivery))).toEqual({ status: 409, code: 'webhook_replayed' });
+    await idle();
+    expect(h.llm.chatRequests).toBe(calls);
+    expect(shown('Replay check answer.')).toHaveLength(1);
+  });
+
+  it('refuses a replay after a restart (the delivery id is stored in PostgreSQL)', async () => {
+    const delivery = randomUUID();
+    h.llm.enqueue({ kind: 'text', text: 'Before the restart.' });
+    expect((await signed({ n: 1 }, delivery)).status).toBe(202);
+    await tg.waitFor(() => shown('Before the restart.').length > 0, 15_000, 'the answer before the restart');
+    await idle();
+    await h.restart();
+    const calls = h.llm.chatRequests;
+    expect(await refusal(await signed({ n: 1 }, delivery))).toEqual({ status: 409, code: 'webhook_replayed' });
+    expect(h.llm.chatRequests).toBe(calls);
+  });
+
+  it('refuses bad requests with their documented codes, none of them reaching the model', async () => {
+    const calls = h.llm.chatRequests;
+    const body = JSON.stringify({ alert: 'x' });
+    const id = { 'x-nestclaw-delivery': randomUUID() };
+    const answers = {
+      wrongSignature: await refusal(
+        await post('alerts', body, { ...id, 'x-nestclaw-signature': signatureFor('not-the-secret-at-all', body) }),
+      ),
+      missingSignature: await refusal(await post('alerts', body, id)),
+      malformedSignature: await refusal(await post('alerts', body, { ...id, 'x-nestclaw-signature': 'sha256=abc' })),
+      // Signed for other bytes: the signature covers the body as sent.
+      otherBytes: await refusal(await post('alerts', `${body} `, { ...id, 'x-nestclaw-signature': signatureFor(SECRET, body) })),
+      unknownHook: await refusal(await post('nope', body, { ...id, 'x-nestclaw-signature': signatureFor(SECRET, body) })),
+      oversize: await refusal(await signed({ blob: 'x'.repeat(5000) })),
+      notJson: await refusal(await post('alerts', 'alert=disk', { ...id, 'x-nestclaw-signature': signatureFor(SECRET, 'alert=disk') })),
+      plainText: await refusal(
+        await fetch(`${h.gateway.url}/api/webhook/alerts`, {
+          method: 'POST',
+          headers: { 'content-type': 'text/plain', ...id, 'x-nestclaw-signature': signatureFor(SECRET, body) },
+          body,
+        }),
+      ),
+      noDeliveryId: await refusal(await post('alerts', body, { 'x-nestclaw-signature': signatureFor(SECRET, body) })),
+    };
+    expect(answers).toEqual({
+      wrongSignature: { status: 401, code: 'webhook_signature_invalid' },
+      missingSignature: { status: 401, code: 'webhook_signature_invalid' },
+      malformedSignature: { status: 401, code: 'webhook_signature_invalid' },
+      otherBytes: { status: 401, code: 'webhook_signature_invalid' },
+      unknownHook: { status: 404, code: 'not_found' },
+      oversize: { status: 413, code: 'payload_too_large' },
+      notJson: { status: 400, code: 'invalid_request' },
+      plainText: { status: 415, code: 'invalid_request' },
+      noDeliveryId: { status: 400, code: 'invalid_request' },
+    });
+    // A refused request was never recorded, so its delivery id is still free: the same id, signed, is accepted.
+    h.llm.enqueue({ kind: 'text', text: 'Only this one reached the model.' });
+    expect((await post('alerts', body, { ...id, 'x-nestclaw-signature': signatureFor(SECRET, body) })).status).toBe(202);
+    await idle();
+    expect(h.llm.chatRequests).toBe(calls + 1);
+    expect(lastPrompt()).toContain('"alert": "x"');
+  });
+
+  it("accepts GitHub's X-Hub-Signature-256 and X-GitHub-Delivery, runs in the configured session, and keeps Chinese intact", async () => {
+    const payload = { action: 'opened', issue: { title: '登录页面在手机上无法加载', body: '用户反馈：点击“提交”后没有反应 <script>' } };
+    const body = JSON.stringify(payload);
+    const res = await post('github', body, {
+      'X-Hub-Signature-256': signatureFor(GITHUB_SECRET, body),
+      'X-GitHub-Delivery': randomUUID(),
+      'X-GitHub-Event': 'issues',
+    });
+    expect(res.status).toBe(202);
+    expect(((await res.json()) as { sessionId: string }).sessionId).toBe('github-events');
+    await idle();
+    const prompt = lastPrompt();
+    expect(prompt).toContain('登录页面在手机上无法加载');
+    expect(prompt).toContain('用户反馈：点击“提交”后没有反应');
+    // `<` cannot close the fence: it arrives as the same JSON character, escaped.
+    expect(prompt).toContain('\\u003cscript>');
+    expect(prompt.match(/<\/untrusted-webhook-payload>/g)).toHaveLength(1);
+    const [stored] = await h.query<{ content: string }>(
+      `SELECT content FROM messages WHERE session_id = 'github-events' AND role = 'user' ORDER BY id DESC LIMIT 1`,
+    );
+    expect(stored.content).toContain('登录页面在手机上无法加载');
+  });
+
+  it('never answers a 5xx to random bodies and headers, and none of them reach the model', async () => {
+    const calls = h.llm.chatRequests;
+    const contentTypes = ['application/json', 'application/json; charset=utf-8', 'text/plain', 'application/octet-stream', ''];
+    const statuses = new Set<number>();
+    for (let i = 0; i < 60; i++) {
+      const bytes = randomBytes(Math.floor(Math.random() * 6000));
+      const body = i % 3 === 0 ? bytes : i % 3 === 1 ? JSON.stringify({ junk: bytes.toString('latin1') }) : bytes.toString('utf8');
+      const headers: Record<string, string> = {};
+      const ct = contentTypes[i % contentTypes.length];
+      if (ct) headers['content-type'] = ct;
+      if (i % 2)
+        headers['x-nestclaw-signature'] = i % 4 === 1 ? `sha256=${randomBytes(32).toString('hex')}` : randomBytes(8).toString('hex');
+      if (i % 5) headers['x-nestclaw-delivery'] = randomBytes(6).toString('base64url');
+      const hook = ['alerts', 'github', 'nope', '%E4%B8%AD', 'a'.repeat(80)][i % 5];
+      const res = await fetch(`${h.gateway.url}/api/webhook/${hook}`, { method: 'POST', headers, body });
+      statuses.add(res.status);
+      const answer = (await res.json()) as ErrorBody;
+      expect(res.status).toBeGreaterThanOrEqual(400);
+      expect(res.status).toBeLessThan(500);
+      expect(answer.error.code).toEqual(expect.any(String));
+    }
+    expect([...statuses].every((s) => [400, 401, 404, 413, 415].includes(s))).toBe(true);
+    await idle();
+    expect(h.llm.chatRequests).toBe(calls);
+  });
+});
