@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
 /**
  * The dependency graph, enforced (docs/adr/0007-module-boundaries.md). Each lib may import only the
  * libs listed for it; apps may import any lib; nothing imports an app. Edges point one way:
- * apps → channel / doctor → agent / cli-bridge → provider / tool / memory / security → db / observability → config → common.
+ * apps → channel / doctor → agent / cli-bridge / mcp → provider / tool / memory / security → db / observability → config → common.
  */
 const LIB_DEPENDENCIES = {
   common: [],
@@ -22,11 +22,13 @@ const LIB_DEPENDENCIES = {
   // The CLI bridge (docs/adr/0017-cli-bridge.md) sits beside agent: it runs coding CLIs instead of a model, and asks
   // tool approvals the way a tool step does. Channel routes bound chats to it; it never reaches back up.
   'cli-bridge': ['tool', 'db', 'observability', 'config', 'common'],
+  // MCP servers' tools (docs/mcp.md): registered with the tool registry, so they take the built-ins' path.
+  mcp: ['tool', 'observability', 'config', 'common'],
   // /remember and /forget reach memory directly: still downward, and no agent code in between.
   channel: ['agent', 'cli-bridge', 'memory', 'security', 'db', 'observability', 'config', 'common'],
-  doctor: ['provider', 'tool', 'memory', 'security', 'db', 'observability', 'config', 'common'],
+  doctor: ['provider', 'tool', 'mcp', 'memory', 'security', 'db', 'observability', 'config', 'common'],
   // Test doubles and database fixtures for specs: they stand in for the libs below the one under test.
-  testing: ['channel', 'cli-bridge', 'agent', 'provider', 'tool', 'memory', 'security', 'db', 'observability', 'config', 'common'],
+  testing: ['channel', 'cli-bridge', 'agent', 'mcp', 'provider', 'tool', 'memory', 'security', 'db', 'observability', 'config', 'common'],
 };
 
 // The patterns every lib and app import must pass; production files also may not reach the test doubles.

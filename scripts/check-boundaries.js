@@ -57,6 +57,18 @@ const CASES = [
     why: 'downward (channel → cli-bridge)',
   },
   {
+    file: 'libs/mcp/src/boundary-check.ts',
+    code: "export { AgentService } from '@nestclaw/agent';",
+    allowed: false,
+    why: 'upward (mcp → agent: MCP tools reach agents only through the tool registry)',
+  },
+  {
+    file: 'libs/mcp/src/boundary-check.ts',
+    code: "export { ToolRegistry } from '@nestclaw/tool';",
+    allowed: true,
+    why: 'downward (mcp → tool)',
+  },
+  {
     file: 'libs/agent/src/boundary-check.ts',
     code: "export { ReliableProvider } from '@nestclaw/provider';",
     allowed: true,

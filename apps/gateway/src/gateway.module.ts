@@ -8,6 +8,7 @@ import { DbModule } from '@nestclaw/db';
 import { DoctorModule } from '@nestclaw/doctor';
 import { ProviderModule } from '@nestclaw/provider';
 import { ObservabilityModule } from '@nestclaw/observability';
+import { McpModule } from '@nestclaw/mcp';
 import { MemoryModule } from '@nestclaw/memory';
 import { SecurityModule } from '@nestclaw/security';
 import { ApprovalService, ToolModule } from '@nestclaw/tool';
@@ -75,6 +76,7 @@ export class GatewayModule {
         // Approval buttons and /approve in chats decide through the tool lib's ApprovalService.
         ChannelModule.register({ imports: [ToolModule], decider: { useFactory: toolApprovalDecider, inject: [ApprovalService] } }),
         MemoryModule,
+        McpModule,
         OpenApiModule,
       ],
       controllers: [

@@ -5,6 +5,7 @@ import { channelsSchema } from './schema/channels.schema';
 import { clisSchema } from './schema/clis.schema';
 import { databaseSchema } from './schema/database.schema';
 import { logSchema } from './schema/log.schema';
+import { mcpSchema } from './schema/mcp.schema';
 import { memorySchema } from './schema/memory.schema';
 import { modelsSchema } from './schema/models.schema';
 import { observabilitySchema } from './schema/observability.schema';
@@ -25,6 +26,7 @@ export type { BindingConfig } from './schema/bindings.schema';
 export type { MemoryConfig } from './schema/memory.schema';
 export type { CliConfig } from './schema/clis.schema';
 export { CLI_KINDS } from './schema/clis.schema';
+export type { McpServerConfig } from './schema/mcp.schema';
 export type { WebhookConfig } from './schema/webhooks.schema';
 export { PAYLOAD_PLACEHOLDER } from './schema/webhooks.schema';
 
@@ -51,6 +53,7 @@ export const configSchema = z
     memory: memorySchema,
     security: securitySchema,
     clis: clisSchema,
+    mcp: mcpSchema,
     webhooks: webhooksSchema,
   })
   .superRefine((c, ctx) => {
@@ -107,6 +110,7 @@ export const STATIC_SECTIONS = [
   'observability',
   'memory',
   'clis',
+  'mcp',
   'webhooks',
 ] as const;
 /** Static sections whose security-sensitive keys (allowlists, approvers, rate limits) also apply after the owner confirms a code. */

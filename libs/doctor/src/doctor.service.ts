@@ -6,9 +6,11 @@ import { isNestclawError } from '@nestclaw/common';
 import { ConfigService, loadConfig, redactSecrets, secretValues } from '@nestclaw/config';
 import { DatabaseService } from '@nestclaw/db';
 import { ModelStatus, ProviderStatusService } from '@nestclaw/provider';
+import { McpService } from '@nestclaw/mcp';
 import { MemoryStatusService } from '@nestclaw/memory';
 import { ExecutorSelector } from '@nestclaw/tool';
 import { ClusterCheck } from './cluster.check';
+import { mcpChecks } from './mcp.check';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -46,6 +48,7 @@ export class DoctorService {
       this.checkTokenFile(),
       await this.checkSandbox(),
       ...(await this.checkMemory()),
+      ...this.checkMcp(),
     ];
     // A probe error may echo what it was sent: no configured secret leaves in the report.
     const secrets = secretValues(this.config.get());
@@ -55,6 +58,15 @@ export class DoctorService {
       ...(c.fix ? { fix: redactSecrets(c.fix, secrets) } : {}),
     });
     return { ok: checks.every((c) => c.status !== 'fail'), checks: checks.map(scrub) };
+  }
+
+  /** Only where MCP servers run (the gateway); the CLI's doctor starts none. */
+  private checkMcp(): DoctorCheck[] {
+    try {
+      return mcpChecks(this.moduleRef.get(McpService, { strict: false }).status());
+    } catch {
+      return [];
+    }
   }
 
   /** Only where the memory module runs (the gateway); the CLI's doctor does not open the index. */

@@ -27,3 +27,5 @@ export type { Resolver } from './net/ssrf-guard';
 export { guardedRequest } from './net/guarded-http.client';
 export type { Workspace } from './workspace/workspace';
 export { WorkspaceLocator } from './workspace/workspace.locator';
+export { launchServerProcess } from './executor/server-process.launcher';
+export type { ServerProcess, ServerProcessSpec } from './executor/server-process.launcher';

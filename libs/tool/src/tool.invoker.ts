@@ -74,7 +74,7 @@ export class ToolInvoker {
    */
   async prepare(name: string, rawArguments: string, ctx: ToolContext, agent: AgentConfig, defer?: AuditSink): Promise<Preparation> {
     const tool = this.registry.get(name) as Prechecked | undefined;
-    if (!tool || !agent.tools.includes(name)) return error(`unknown tool ${JSON.stringify(name.slice(0, 100))}`);
+    if (!tool || !this.registry.selected(agent.tools).includes(name)) return error(`unknown tool ${JSON.stringify(name.slice(0, 100))}`);
     let args: unknown;
     try {
       args = rawArguments.trim() ? JSON.parse(rawArguments) : {};
@@ -113,7 +113,7 @@ export class ToolInvoker {
     // whatever the approval rules or a remembered approval say.
     const shapes = checked?.shapesEveryConversation;
     const ownerOnly = !!shapes && ctx.personId !== OWNER_PERSON;
-    const needsApproval = ownerOnly || (await this.rules.needsApproval(name, input, matchKey, !!note));
+    const needsApproval = ownerOnly || (await this.rules.needsApproval(name, input, matchKey, !!note || !!tool.requiresApproval));
     return {
       kind: 'ready',
       call: { tool, input, needsApproval, matchKey, ownerOnly, ...(shapes ? { shapesEveryConversation: shapes } : {}) },

@@ -42,6 +42,16 @@ export interface Tool<Schema extends z.ZodType = z.ZodType> {
    * none of its calls can have had an effect (agent recovery), so only a tool that is sure says false.
    */
   sideEffects?(input: z.output<Schema>): boolean;
+  /**
+   * The JSON Schema the model is shown, when the tool brings its own (an MCP server's tool) instead of
+   * the one derived from `input`; `input` still checks every call before it runs.
+   */
+  readonly parameters?: Record<string, unknown>;
+  /**
+   * Every call waits for a human decision (or one remembered for that exact call), whatever
+   * `tools.approval.required` says: set by a source whose owner asked for it (MCP servers by default).
+   */
+  readonly requiresApproval?: boolean;
   execute(ctx: ToolRuntime, input: z.output<Schema>, signal: AbortSignal): Promise<string>;
 }
 
@@ -64,4 +74,19 @@ export class ToolError extends Error {
     super(message);
     this.name = 'ToolError';
   }
+}
+
+/**
+ * Tools that come from outside the tool lib and may change while the gateway runs (an MCP server's
+ * tool list; plugins later). The registry asks the source each time, so a tool that appears or
+ * disappears is offered or refused from the next turn on, through the same invoker as the built-ins.
+ */
+export interface ToolSource {
+  /** The source's tools as they are now. */
+  tools(): readonly Tool[];
+  /**
+   * The names of this source's tools that one entry of an agent's `tools` list selects besides the
+   * exact name (e.g. `github.*` or `github.create_issue` for `github__create_issue`); [] when none.
+   */
+  select?(entry: string): string[];
 }
