@@ -134,6 +134,16 @@ describe('MCP servers (real gateway, real MCP server over stdio and Streamable H
     expect(long).toMatch(/\[output truncated: \d+ more characters\]$/);
   });
 
+  it('stores an answer with a NUL character (PostgreSQL refuses U+0000) without it, instead of failing the turn', async () => {
+    const res = await h.api('/v1/chat', { json: { message: 'go [tool:web__nul {}]' } });
+    expect({ status: res.status, body: await res.json() }).toEqual({
+      status: 200,
+      body: expect.objectContaining({ reply: 'tool said: nul: beforeafter' }),
+    });
+    const [row] = await h.query<{ content: string }>(`SELECT content FROM messages WHERE role = 'tool' AND tool_name = 'web__nul'`);
+    expect(row.content).toBe('nul: beforeafter');
+  });
+
   it('records MCP calls in the audit log like any tool', async () => {
     const rows = await h.query<{ target: string; outcome: string }>(
       `SELECT target, outcome FROM audit_log WHERE action = 'tool.execute' AND target LIKE 'web__echo %'`,
