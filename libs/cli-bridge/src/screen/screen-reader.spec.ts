@@ -25,6 +25,14 @@ describe('screen reader', () => {
     expect(findPrompt(['Continue? (y/n)', 'n', 'answer: n', '> '])).toBeUndefined();
   });
 
+  it("does not take a [y/N] the CLI printed and then went back to its input prompt under for a question (it would fake an approval card, and 'y' would go in as a message)", () => {
+    expect(findPrompt(['> tidy up', 'I will delete the old branches. Proceed? [y/N]', '', '> '])).toBeUndefined();
+    expect(findPrompt(['> tidy up', 'Proceed? [y/N]', '│ ❯ │'])).toBeUndefined();
+    expect(findPrompt(['> tidy up', 'Proceed? [y/N]', '$'])).toBeUndefined();
+    // A question with a hint line under it is still one.
+    expect(findPrompt(['> tidy up', 'Proceed? [y/N]', '(Enter = no)'])?.kind).toBe('yes-no');
+  });
+
   it('finds an arrow-key menu with its options, its highlighted one and its hint', () => {
     const p = findPrompt(['> ask', 'Allow edit to build.sh?', '❯ 1. Yes', '  2. No', 'Esc to cancel']);
     expect(p).toEqual({

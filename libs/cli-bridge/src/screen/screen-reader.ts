@@ -39,6 +39,8 @@ export type ScreenPrompt =
   { kind: 'yes-no'; text: string; end: number } | { kind: 'menu'; text: string; end: number; options: MenuOption[]; cursor: number };
 
 const YES_NO = /\[y\/n\]|\(y\/n\)|\[yes\/no\]|\(yes\/no\)/i;
+/** A CLI's empty input line (`> `, `❯`, `$`, maybe framed `│ ❯ │`). */
+const INPUT_PROMPT = /^[\s│┃]*[>❯›$%#]\s*[│┃]?\s*$/;
 /** `❯ 1. Yes`, `  2. No`, `> 3. Other`: an option, the cursor marking the highlighted one. */
 const OPTION = /^\s*([❯>›▶]?)\s*(\d)[.)]\s+(.+?)\s*$/;
 
@@ -50,6 +52,8 @@ const OPTION = /^\s*([❯>›▶]?)\s*(\d)[.)]\s+(.+?)\s*$/;
 export function findPrompt(lines: string[], from = 0): ScreenPrompt | undefined {
   const tail = Math.max(from, lines.length - 12);
   for (let i = lines.length - 1; i >= Math.max(from, lines.length - 3); i--) {
+    // An empty input prompt below it: the CLI printed the words (its answer, a file) and waits for a message, not a y/n.
+    if (INPUT_PROMPT.test(lines[i])) break;
     if (YES_NO.test(lines[i])) return { kind: 'yes-no', text: block(lines, i, i, from), end: i };
   }
   let end = -1;
