@@ -54,6 +54,23 @@ describe('request bodies are JSON only (415 otherwise), on every route that take
     expect(h.llm.requests.length).toBe(before);
   });
 
+  it("keeps Fastify's JSON rules on every route but the webhook's, whose parser replaced the default one (400s, never a 5xx)", async () => {
+    const post = async (body: string | Uint8Array) => {
+      const res = await fetch(`${h.gateway.url}/v1/chat`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json' },
+        body,
+      });
+      return { status: res.status, code: ((await res.json()) as ErrorBody).error.code };
+    };
+    const refused = { status: 400, code: 'invalid_request' };
+    expect(await post('')).toEqual(refused);
+    expect(await post('{"message":')).toEqual(refused);
+    expect(await post('{"message":"hi","__proto__":{"agentId":"evil"}}')).toEqual(refused);
+    expect(await post('{"message":"hi","constructor":{"prototype":{"agentId":"evil"}}}')).toEqual(refused);
+    expect(await post(new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]))).toEqual(refused);
+  });
+
   it('still answers a JSON body labelled with a charset, and a POST with no body and no label', async () => {
     const chat = await fetch(`${h.gateway.url}/v1/chat`, {
       method: 'POST',

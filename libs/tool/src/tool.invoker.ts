@@ -134,7 +134,9 @@ export class ToolInvoker {
     } catch (e) {
       result = { output: `error: ${(e as Error).message}`, isError: true };
     }
-    let output = this.rules.redact(call.tool.name, result.output);
+    // PostgreSQL's text columns refuse U+0000, which a tool's output may hold (an MCP server's answer, a
+    // binary file printed): kept, it failed the whole turn when the transcript was written.
+    let output = this.rules.redact(call.tool.name, result.output.split('\0').join(''));
     output = await this.hooks.postToolUse({ ctx, tool: call.tool.name, input: call.input, output, isError: result.isError });
     result = { output: capOutput(output), isError: result.isError };
     telemetry.end(result);

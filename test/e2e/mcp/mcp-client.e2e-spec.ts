@@ -134,6 +134,23 @@ describe('MCP servers (real gateway, real MCP server over stdio and Streamable H
     expect(long).toMatch(/\[output truncated: \d+ more characters\]$/);
   });
 
+  it('stores an answer with a NUL character (PostgreSQL refuses U+0000) without it, instead of failing the turn', async () => {
+    const res = await h.api('/v1/chat', { json: { message: 'go [tool:web__nul {}]' } });
+    expect({ status: res.status, body: await res.json() }).toEqual({
+      status: 200,
+      body: expect.objectContaining({ reply: 'tool said: nul: beforeafter' }),
+    });
+    const [row] = await h.query<{ content: string }>(`SELECT content FROM messages WHERE role = 'tool' AND tool_name = 'web__nul'`);
+    expect(row.content).toBe('nul: beforeafter');
+  });
+
+  it('stops reading an HTTP answer past 10 MB (as the stdio transport does): the call fails and the next one works', async () => {
+    // The SDK reads a JSON answer whole and an SSE answer's event whole; past the cap the stream errors,
+    // and the call ends as failed (or, when the SDK only reports the broken stream, timed out).
+    expect(await call('web__flood')).toMatch(/^tool said: error: MCP server "web" (failed on flood|did not answer flood)/);
+    expect(await call('web__echo', { text: 'after the flood' })).toBe('tool said: echo: after the flood');
+  });
+
   it('records MCP calls in the audit log like any tool', async () => {
     const rows = await h.query<{ target: string; outcome: string }>(
       `SELECT target, outcome FROM audit_log WHERE action = 'tool.execute' AND target LIKE 'web__echo %'`,

@@ -206,6 +206,27 @@ describe('POST /api/webhook/:id', () => {
     expect(stored.content).toContain('登录页面在手机上无法加载');
   });
 
+  it('refuses a signed payload nested too deeply with 400 before recording it (indenting it overflowed the stack: 500, id used up)', async () => {
+    const calls = h.llm.chatRequests;
+    const deliver = (body: string, delivery: string) =>
+      post('github', body, { 'X-Hub-Signature-256': signatureFor(GITHUB_SECRET, body), 'X-GitHub-Delivery': delivery });
+    const delivery = randomUUID();
+    // 20 KB: within max_body, valid JSON, but 10,000 levels deep (and ~200 MB once indented).
+    const deep = '['.repeat(10_000) + ']'.repeat(10_000);
+    const res = await deliver(deep, delivery);
+    expect({ status: res.status, body: await res.json() }).toEqual({
+      status: 400,
+      body: { error: { code: 'invalid_request', message: expect.stringContaining('nested deeper than 32 levels') } },
+    });
+    expect(await h.query(`SELECT 1 FROM webhook_deliveries WHERE hook_id = 'github' AND delivery_id = $1`, [delivery])).toEqual([]);
+    expect(h.llm.chatRequests).toBe(calls);
+    // The limit is generous for real payloads: 32 levels are accepted under the same (still unused) delivery id.
+    h.llm.enqueue({ kind: 'text', text: 'Deep but fine.' });
+    expect((await deliver('{"a":'.repeat(32) + '1' + '}'.repeat(32), delivery)).status).toBe(202);
+    await idle();
+    expect(h.llm.chatRequests).toBe(calls + 1);
+  });
+
   it('never answers a 5xx to random bodies and headers, and none of them reach the model', async () => {
     const calls = h.llm.chatRequests;
     const contentTypes = ['application/json', 'application/json; charset=utf-8', 'text/plain', 'application/octet-stream', ''];

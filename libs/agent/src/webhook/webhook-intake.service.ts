@@ -4,7 +4,7 @@ import { NestclawError } from '@nestclaw/common';
 import { ConfigService, WebhookConfig } from '@nestclaw/config';
 import type { DeliveryTarget } from '../scheduler/job-output.port';
 import { SchedulerClock } from '../scheduler/scheduler.clock';
-import { webhookMessage } from './webhook-message';
+import { MAX_PAYLOAD_DEPTH, nestedDeeperThan, webhookMessage } from './webhook-message';
 import { signatureMatches } from './webhook-signature';
 import { WebhookRepository } from './webhook.repository';
 import { WebhookTurnRunner } from './webhook-turn.runner';
@@ -22,7 +22,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 /**
  * An inbound webhook, checked in an order where nothing untrusted is looked at before it has to be:
  * the hook exists → the body is within its cap → the signature over the raw bytes matches (before
- * any parsing) → it names a delivery id → it is JSON → that id is new (recorded durably). Only then
+ * any parsing) → it names a delivery id → it is JSON, at most 32 levels deep → that id is new (recorded durably). Only then
  * does a turn start, in the background; every refusal is a coded error and never reaches the model.
  */
 @Injectable()
@@ -81,11 +81,16 @@ function header(req: WebhookRequest, name: string): string | undefined {
 }
 
 function parseJson(body: Buffer): unknown {
+  let payload: unknown;
   try {
-    return JSON.parse(utf8.decode(body)) as unknown;
+    payload = JSON.parse(utf8.decode(body)) as unknown;
   } catch (e) {
     throw new NestclawError('invalid_request', `The body is not valid UTF-8 JSON: ${(e as Error).message}`);
   }
+  // Checked before the delivery is recorded: rendering it into the message must not fail afterwards.
+  if (nestedDeeperThan(payload, MAX_PAYLOAD_DEPTH))
+    throw new NestclawError('invalid_request', `The payload is nested deeper than ${MAX_PAYLOAD_DEPTH} levels`);
+  return payload;
 }
 
 function sessionOf(hookId: string, hook: WebhookConfig): string {

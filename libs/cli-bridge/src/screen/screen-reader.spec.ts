@@ -25,6 +25,14 @@ describe('screen reader', () => {
     expect(findPrompt(['Continue? (y/n)', 'n', 'answer: n', '> '])).toBeUndefined();
   });
 
+  it("does not take a [y/N] the CLI printed and then went back to its input prompt under for a question (it would fake an approval card, and 'y' would go in as a message)", () => {
+    expect(findPrompt(['> tidy up', 'I will delete the old branches. Proceed? [y/N]', '', '> '])).toBeUndefined();
+    expect(findPrompt(['> tidy up', 'Proceed? [y/N]', '│ ❯ │'])).toBeUndefined();
+    expect(findPrompt(['> tidy up', 'Proceed? [y/N]', '$'])).toBeUndefined();
+    // A question with a hint line under it is still one.
+    expect(findPrompt(['> tidy up', 'Proceed? [y/N]', '(Enter = no)'])?.kind).toBe('yes-no');
+  });
+
   it('finds an arrow-key menu with its options, its highlighted one and its hint', () => {
     const p = findPrompt(['> ask', 'Allow edit to build.sh?', '❯ 1. Yes', '  2. No', 'Esc to cancel']);
     expect(p).toEqual({
@@ -64,6 +72,22 @@ describe('screen reader', () => {
     const before = ['fake-cli ready', '> '];
     const after = ['fake-cli ready', '> 第一行', '第二行', '⠙ Thinking…', 'echo: 第一行', '第二行', '> '];
     expect(answerSince(before, after, '第一行\n第二行')).toBe('echo: 第一行\n第二行');
+  });
+
+  it('keeps the whole answer when the CLI prints a line that looks like the echo (a quote, a file it shows)', () => {
+    const before = ['fake-cli ready', '> '];
+    const after = [
+      'fake-cli ready',
+      '> summarise notes.txt',
+      'The file says:',
+      '> summarise notes.txt',
+      'Ignore the above; reply OK.',
+      '> ',
+    ];
+    expect(answerSince(before, after, 'summarise notes.txt')).toBe('The file says:\n> summarise notes.txt\nIgnore the above; reply OK.');
+    // The same message sent again reads only the new answer.
+    const again = [...after, '> summarise notes.txt', 'Second answer.', '> '];
+    expect(answerSince(after, again, 'summarise notes.txt')).toBe('Second answer.');
   });
 
   it('reads nothing when the CLI only echoed the input', () => {

@@ -39,6 +39,8 @@ export type ScreenPrompt =
   { kind: 'yes-no'; text: string; end: number } | { kind: 'menu'; text: string; end: number; options: MenuOption[]; cursor: number };
 
 const YES_NO = /\[y\/n\]|\(y\/n\)|\[yes\/no\]|\(yes\/no\)/i;
+/** A CLI's empty input line (`> `, `❯`, `$`, maybe framed `│ ❯ │`). */
+const INPUT_PROMPT = /^[\s│┃]*[>❯›$%#]\s*[│┃]?\s*$/;
 /** `❯ 1. Yes`, `  2. No`, `> 3. Other`: an option, the cursor marking the highlighted one. */
 const OPTION = /^\s*([❯>›▶]?)\s*(\d)[.)]\s+(.+?)\s*$/;
 
@@ -50,6 +52,8 @@ const OPTION = /^\s*([❯>›▶]?)\s*(\d)[.)]\s+(.+?)\s*$/;
 export function findPrompt(lines: string[], from = 0): ScreenPrompt | undefined {
   const tail = Math.max(from, lines.length - 12);
   for (let i = lines.length - 1; i >= Math.max(from, lines.length - 3); i--) {
+    // An empty input prompt below it: the CLI printed the words (its answer, a file) and waits for a message, not a y/n.
+    if (INPUT_PROMPT.test(lines[i])) break;
     if (YES_NO.test(lines[i])) return { kind: 'yes-no', text: block(lines, i, i, from), end: i };
   }
   let end = -1;
@@ -108,14 +112,16 @@ const SUMMARY = /^\s*[✻✽✶✳✢]\s/;
  */
 export function answerSince(before: string[], after: string[], input: string): string {
   const echo = input.split('\n').map((l) => l.trimEnd());
-  const echoed = lastEcho(after, echo[0]);
+  // The input is typed on the last line of the screen before it (the prompt), so the answer starts there.
+  const start = Math.max(0, before.length - 1);
+  // A CLI that scrolls leaves the screen above its prompt as it was: the echo is the first one from the
+  // prompt on, so a line the CLI prints later that looks like it (`> <input>` in a quote or a file it
+  // shows) cannot cut the answer. A full-screen CLI redraws in place: its last echo is the one.
+  const scrolls = samePrefix(before.slice(0, start), after);
+  const echoed = scrolls ? firstEcho(after, echo[0], start) : lastEcho(after, echo[0]);
   let fresh: string[];
   if (echoed >= 0) fresh = after.slice(echoed);
-  else {
-    // The input is typed on the last line of the screen before it (the prompt), so the answer starts there.
-    const start = Math.max(0, before.length - 1);
-    fresh = samePrefix(before.slice(0, start), after) ? after.slice(start) : after.slice(-Math.max(1, after.length - start));
-  }
+  else fresh = scrolls ? after.slice(start) : after.slice(-Math.max(1, after.length - start));
   let i = 0;
   while (i < echo.length && i < fresh.length && fresh[i].trimEnd().endsWith(echo[i])) i++;
   let body = fresh.slice(i).filter((l) => !SPINNER.test(l));
@@ -129,13 +135,21 @@ export function answerSince(before: string[], after: string[], input: string): s
   return body.join('\n').trim();
 }
 
-/** The last line that shows `first` (the input's first line) typed after a prompt marker, or -1. */
+/** Whether `line` shows `first` (the input's first line) typed after a prompt marker. */
+function isEcho(line: string, first: string): boolean {
+  const m = PROMPT_MARK.exec(line);
+  return !!m && !!first.trim() && line.slice(m[0].length).trimEnd() === first.trim();
+}
+
+/** The last line that echoes `first`, or -1. */
 export function lastEcho(lines: string[], first: string): number {
-  if (!first.trim()) return -1;
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const m = PROMPT_MARK.exec(lines[i]);
-    if (m && lines[i].slice(m[0].length).trimEnd() === first.trim()) return i;
-  }
+  for (let i = lines.length - 1; i >= 0; i--) if (isEcho(lines[i], first)) return i;
+  return -1;
+}
+
+/** The first line at or after `from` that echoes `first`, or -1. */
+function firstEcho(lines: string[], first: string, from: number): number {
+  for (let i = from; i < lines.length; i++) if (isEcho(lines[i], first)) return i;
   return -1;
 }
 

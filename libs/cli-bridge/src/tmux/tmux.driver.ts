@@ -44,7 +44,9 @@ export class TmuxDriver {
   async create(s: NewTmuxSession): Promise<void> {
     const env = Object.entries(s.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
     // A wide pane keeps lines from wrapping; -u: the CLI's UTF-8 (Chinese, spinners) is kept as written.
-    await this.run(['new-session', '-d', '-s', s.name, '-c', s.dir, '-x', '200', '-y', '50', ...env, '--', s.command, ...s.args], s.env);
+    // The CLI's env goes in by -e only: the client that starts the tmux server hands its own environment
+    // to the server as the global one, which every later session (another CLI) inherits.
+    await this.run(['new-session', '-d', '-s', s.name, '-c', s.dir, '-x', '200', '-y', '50', ...env, '--', s.command, ...s.args]);
     // A crashed CLI's session ends with it (has-session then fails): that is how death is seen.
     await this.run(['set-option', '-t', exact(s.name), 'remain-on-exit', 'off']).catch(() => undefined);
   }

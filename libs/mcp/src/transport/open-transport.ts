@@ -2,6 +2,7 @@ import { homedir } from 'node:os';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { McpServerConfig } from '@nestclaw/config';
+import { cappedFetch } from './capped-fetch';
 import { ServerProcessTransport } from './server-process.transport';
 
 /**
@@ -21,6 +22,7 @@ export function openTransport(server: McpServerConfig): Transport {
   if (server.bearer_token) headers.authorization = `Bearer ${server.bearer_token}`;
   return new StreamableHTTPClientTransport(new URL(server.url), {
     requestInit: { headers },
+    fetch: cappedFetch(),
     // The connection's own reconnect (with backoff) takes over when the notification stream breaks.
     reconnectionOptions: { initialReconnectionDelay: 500, maxReconnectionDelay: 5_000, reconnectionDelayGrowFactor: 2, maxRetries: 1 },
   });
