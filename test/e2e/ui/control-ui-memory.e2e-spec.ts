@@ -149,6 +149,23 @@ describeWithHostTools(['chromium'], 'control UI memory page in a real browser', 
     });
   }
 
+  it('lists the newest memories without a query, and pages to older ones', async () => {
+    const marker = randomBytes(4).toString('hex');
+    const facts: string[] = [];
+    // More than one page (20) of them, so "Show older" has something to show.
+    for (let i = 0; i < 22; i++) facts.push(`Listed fact ${i} ${marker}`);
+    for (const f of facts) await store(f);
+    await open('en');
+    await searchOnPage('en', '');
+    await page.getByRole('heading', { level: 2, name: 'Newest memories' }).waitFor();
+    await page.locator('.memory-result').first().filter({ hasText: facts[21] }).waitFor();
+    expect(await page.locator('.memory-result').count()).toBe(20);
+    expect(await page.locator('.memory-result', { hasText: facts[1] }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Show older' }).click();
+    await page.locator('.memory-result', { hasText: facts[0] }).waitFor();
+    await page.locator('.memory-result', { hasText: facts[1] }).waitFor();
+  });
+
   it('says when nothing matches, and offers an admin session the person field and the rebuild', async () => {
     await open('en');
     await searchOnPage('en', `nothing${randomBytes(6).toString('hex')}`);

@@ -214,6 +214,11 @@ export const en = {
   'memory.reindex.done': 'Rebuilt: {done} of {total} chunks',
   'memory.reindex.failed': 'The rebuild failed: {error}',
   'memory.reindex.idle': '',
+  'memory.recent': 'Newest memories',
+  'memory.recentOf': 'Newest first, agent {agent}. Type a query to search instead.',
+  'memory.noneYet': 'No memories yet.',
+  'memory.rowFacts': '{source} · {when}',
+  'memory.more': 'Show older',
   'error.forbidden': 'Your session lacks the scope for this page.',
   'error.generic': 'Something went wrong: {message}',
 } as const;

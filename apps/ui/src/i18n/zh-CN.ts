@@ -215,6 +215,11 @@ export const zhCN: Record<MessageKey, string> = {
   'memory.reindex.done': '重建完成：{done} / {total} 个分块',
   'memory.reindex.failed': '重建失败：{error}',
   'memory.reindex.idle': '',
+  'memory.recent': '最新的记忆',
+  'memory.recentOf': '按时间从新到旧，智能体：{agent}。输入内容即可改为搜索。',
+  'memory.noneYet': '还没有记忆。',
+  'memory.rowFacts': '{source} · {when}',
+  'memory.more': '显示更早的',
   'error.forbidden': '当前会话没有访问此页面的权限。',
   'error.generic': '出错了：{message}',
 };

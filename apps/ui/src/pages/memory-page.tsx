@@ -1,13 +1,13 @@
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, messageOf } from '../api';
 import { language, t } from '../i18n/i18n';
 import { MemoryDetail } from '../memory/memory-detail';
 import { MemoryStatusPanel } from '../memory/memory-status-panel';
 
-/** GET /v1/memory/search. */
+/** A result of GET /v1/memory/search (with a score) or a row of GET /v1/memory (without). */
 interface Hit {
   id: string;
-  score: number;
+  score?: number;
   content: string;
   source: string;
   createdAt: string;
@@ -21,15 +21,26 @@ interface Search {
 }
 interface Found {
   search: Search;
-  mode: string;
+  /** Without a query the page lists the newest memories instead of searching. */
+  kind: 'search' | 'recent';
+  mode?: string;
   fallback?: string;
   results: Hit[];
+  /** The cursor of the next page of the newest memories. */
+  next: string | null;
 }
 
 const RESULTS = 20;
 const PREVIEW_CHARS = 300;
 const when = (iso: string) => new Date(iso).toLocaleString(language());
 const preview = (text: string) => (text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS)}…` : text);
+
+function listPath(s: Search, before: string | undefined): string {
+  const params = new URLSearchParams({ limit: String(RESULTS), agentId: s.agentId || 'default' });
+  if (s.person) params.set('scope', s.person);
+  if (before) params.set('before', before);
+  return `/v1/memory?${params.toString()}`;
+}
 
 function searchPath(s: Search): string {
   const params = new URLSearchParams({ q: s.q, k: String(RESULTS), agentId: s.agentId || 'default' });
@@ -52,11 +63,19 @@ export function MemoryPage({ isAdmin }: { isAdmin: boolean }) {
   const confirmButton = useRef<HTMLButtonElement>(null);
   const fail = (e: unknown) => setError(t('error.generic', { message: messageOf(e) }));
 
-  const search = async (s: Search) => {
-    const r = await api<Omit<Found, 'search'>>(searchPath(s));
-    setFound({ ...r, search: s });
+  /** Searches, or without a query lists the newest memories (`before`: the next page of them). */
+  const search = async (s: Search, before?: string) => {
+    if (s.q.trim()) {
+      const r = await api<{ mode: string; fallback?: string; results: Hit[] }>(searchPath(s));
+      setFound({ ...r, search: s, kind: 'search', next: null });
+    } else {
+      const r = await api<{ memories: Hit[]; next: string | null }>(listPath(s, before));
+      const earlier = before && found ? found.results : [];
+      setFound({ search: s, kind: 'recent', results: [...earlier, ...r.memories], next: r.next });
+    }
     setError(null);
   };
+  useEffect(() => void search(form).catch(fail), []);
   const askToForget = (id: string) => {
     setConfirming(id);
     setStatus(null);
@@ -87,7 +106,7 @@ export function MemoryPage({ isAdmin }: { isAdmin: boolean }) {
       >
         <label class="inline-field memory-query">
           {t('memory.query')}
-          <input type="search" value={form.q} required maxLength={2000} onInput={(e) => setForm({ ...form, q: e.currentTarget.value })} />
+          <input type="search" value={form.q} maxLength={2000} onInput={(e) => setForm({ ...form, q: e.currentTarget.value })} />
         </label>
         <label class="inline-field">
           {t('memory.agent')}
@@ -129,19 +148,25 @@ export function MemoryPage({ isAdmin }: { isAdmin: boolean }) {
 
       {found && (
         <section aria-labelledby="memory-results-title">
-          <h2 id="memory-results-title">{t('memory.results')}</h2>
+          <h2 id="memory-results-title">{t(found.kind === 'search' ? 'memory.results' : 'memory.recent')}</h2>
           <p class="hint">
-            {t('memory.searchedAs', { mode: found.mode, agent: found.search.agentId || 'default' })}
+            {found.kind === 'search'
+              ? t('memory.searchedAs', { mode: found.mode ?? '', agent: found.search.agentId || 'default' })
+              : t('memory.recentOf', { agent: found.search.agentId || 'default' })}
             {found.fallback ? ` ${t('memory.fallback', { reason: found.fallback })}` : ''}
           </p>
           {found.results.length === 0 ? (
-            <p class="empty">{t('memory.none')}</p>
+            <p class="empty">{t(found.kind === 'search' ? 'memory.none' : 'memory.noneYet')}</p>
           ) : (
             <ol class="memory-results">
               {found.results.map((h) => (
                 <li key={h.id} class="memory-result">
                   <p class="memory-content">{preview(h.content)}</p>
-                  <p class="hint">{t('memory.hitFacts', { source: h.source, when: when(h.createdAt), score: h.score.toFixed(3) })}</p>
+                  <p class="hint">
+                    {h.score === undefined
+                      ? t('memory.rowFacts', { source: h.source, when: when(h.createdAt) })
+                      : t('memory.hitFacts', { source: h.source, when: when(h.createdAt), score: h.score.toFixed(3) })}
+                  </p>
                   {confirming === h.id ? (
                     <div
                       class="actions memory-confirm"
@@ -179,6 +204,11 @@ export function MemoryPage({ isAdmin }: { isAdmin: boolean }) {
                 </li>
               ))}
             </ol>
+          )}
+          {found.next && (
+            <button type="button" onClick={() => void search(found.search, found.next ?? undefined).catch(fail)}>
+              {t('memory.more')}
+            </button>
           )}
         </section>
       )}
