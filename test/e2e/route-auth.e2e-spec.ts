@@ -19,6 +19,7 @@ const PUBLIC_ROUTES = [
   'GET /health',
   'GET /health/live',
   'GET /health/ready',
+  'GET /memory',
   'GET /sessions',
   'GET /usage',
   'POST /api/webhook/:id',

@@ -6,6 +6,7 @@ import type { MessageKey } from './i18n/en';
 import { ApprovalsPage } from './pages/approvals-page';
 import { ChannelsPage } from './pages/channels-page';
 import { ChatPage } from './pages/chat-page';
+import { MemoryPage } from './pages/memory-page';
 import { SessionsPage } from './pages/sessions-page';
 import { SignInPage } from './pages/sign-in-page';
 import { UsagePage } from './pages/usage-page';
@@ -19,6 +20,7 @@ const PAGES: { route: Route; label: MessageKey; scope: string }[] = [
   { route: 'sessions', label: 'nav.sessions', scope: 'admin' },
   { route: 'channels', label: 'nav.channels', scope: 'admin' },
   { route: 'usage', label: 'nav.usage', scope: 'admin' },
+  { route: 'memory', label: 'nav.memory', scope: 'chat' },
 ];
 
 function Settings() {
@@ -55,6 +57,7 @@ function Page({ route, session }: { route: Route; session: SignedIn }) {
   if (route === 'sessions') return <SessionsPage />;
   if (route === 'channels') return <ChannelsPage />;
   if (route === 'usage') return <UsagePage />;
+  if (route === 'memory') return <MemoryPage isAdmin={hasScope(session, 'admin')} />;
   return <ChatPage canWatch={hasScope(session, 'admin')} />;
 }
 

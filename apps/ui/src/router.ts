@@ -1,13 +1,14 @@
 import { useEffect, useState } from 'preact/hooks';
 
 /** The app's pages; the gateway answers each path with index.html (apps/gateway/src/ui/ui.controller.ts). */
-export type Route = 'chat' | 'approvals' | 'sessions' | 'channels' | 'usage';
+export type Route = 'chat' | 'approvals' | 'sessions' | 'channels' | 'usage' | 'memory';
 export const ROUTE_PATHS: Record<Route, string> = {
   chat: '/',
   approvals: '/approvals',
   sessions: '/sessions',
   channels: '/channels',
   usage: '/usage',
+  memory: '/memory',
 };
 
 function routeOf(path: string): Route {

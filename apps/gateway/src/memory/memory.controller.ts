@@ -5,7 +5,7 @@ import { OWNER, Principal } from '@nestclaw/security';
 import { CurrentPrincipal } from '../auth/principal.decorator';
 import type { z } from 'zod';
 import { ZodPipe } from '../http/zod-validation.pipe';
-import { scopeQuerySchema, searchMemorySchema, storeMemorySchema } from './memory.dto';
+import { listMemorySchema, scopeQuerySchema, searchMemorySchema, storeMemorySchema } from './memory.dto';
 
 /** The caller's own person, or (admin scope only) the one named in `scope`. */
 function personFor(principal: Principal, requested: string | undefined): string {
@@ -33,6 +33,23 @@ export class MemoryController {
     const scope = { person: personFor(principal, dto.scope), agentId: dto.agentId };
     const id = await this.memory.store(dto.content, { scope, source: 'api', metadata: dto.metadata, supersedes: dto.supersedes });
     return { id };
+  }
+
+  /** Browsing without a query: the person's memories for one agent, newest first, paged by `before`. */
+  @Get()
+  async list(@Query(new ZodPipe(listMemorySchema)) q: z.output<typeof listMemorySchema>, @CurrentPrincipal() principal: Principal) {
+    const rows = await this.memories.recent(personFor(principal, q.scope), q.agentId, q.limit, q.before);
+    return {
+      memories: rows.map((m) => ({
+        id: m.id,
+        content: m.content,
+        source: m.source,
+        agentId: m.agentId,
+        superseded: m.superseded,
+        createdAt: new Date(m.createdAt).toISOString(),
+      })),
+      next: rows.length === q.limit ? rows[rows.length - 1].id : null,
+    };
   }
 
   @Get('search')

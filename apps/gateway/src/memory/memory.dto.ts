@@ -20,4 +20,12 @@ export const searchMemorySchema = z.object({
   agentId,
 });
 
+export const listMemorySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  /** The last id of the previous page. */
+  before: z.string().max(100).optional(),
+  scope,
+  agentId,
+});
+
 export const scopeQuerySchema = z.object({ scope, agentId });

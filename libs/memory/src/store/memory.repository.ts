@@ -194,6 +194,23 @@ export class MemoryRepository {
     return rows[0];
   }
 
+  /**
+   * One person's and agent's memories, newest first, `limit` after the memory `before` (keyset on
+   * created_at then id, so equal timestamps neither repeat nor vanish between pages; the
+   * (scope, agent_id, created_at) index serves it). A `before` that is not theirs yields nothing.
+   */
+  async findRecentOf(scope: string, agentId: string, limit: number, before: string | undefined): Promise<MemoryRecord[]> {
+    const { rows } = await this.db.pool.query<MemoryRecord>(
+      `SELECT ${MEMORY_COLUMNS} FROM memories
+        WHERE scope = $1 AND agent_id = $2 AND deleted_at IS NULL
+          AND ($4::uuid IS NULL OR (created_at, id) < (SELECT created_at, id FROM memories WHERE id = $4 AND scope = $1 AND agent_id = $2))
+        ORDER BY created_at DESC, id DESC
+        LIMIT $3`,
+      [scope, agentId, limit, before ?? null],
+    );
+    return rows;
+  }
+
   /** Live source keys under a prefix (`file:<agent>:`), for noticing deleted files. */
   async liveSourceKeys(prefix: string): Promise<string[]> {
     const { rows } = await this.db.pool.query<{ k: string }>(

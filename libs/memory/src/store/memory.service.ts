@@ -103,6 +103,13 @@ export class MemoryService {
     return m;
   }
 
+  /** A person's memories for one agent, newest first, a page at a time (`before`: the last id of the previous page). */
+  async recent(scope: string, agentId: string, limit: number, before?: string): Promise<MemoryRecord[]> {
+    if (before !== undefined && !isMemoryId(before))
+      throw memoryError('memory_invalid', `before must be a memory id (a UUID), got "${before}"`);
+    return this.memories.findRecentOf(scope, agentId, limit, before);
+  }
+
   /**
    * Erases the memory: its text, chunks and cached vectors leave Postgres at once (so recall cannot
    * return it), and the worker then erases its index rows from the files (LanceIndex.apply).
