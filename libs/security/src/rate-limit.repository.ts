@@ -30,7 +30,9 @@ export class RateLimitRepository {
          hits         = CASE WHEN w.window_start + w.window_ms * interval '1 millisecond' <= now() THEN 1 ELSE w.hits + 1 END,
          window_ms    = CASE WHEN w.window_start + w.window_ms * interval '1 millisecond' <= now() THEN EXCLUDED.window_ms ELSE w.window_ms END
        RETURNING hits,
-         GREATEST(1, ceil(extract(epoch FROM w.window_start + w.window_ms * interval '1 millisecond' - now()) * 1000))::int AS ends_in_ms`,
+         -- At most one window: now() is this transaction's start, and a concurrent one that started later may
+         -- have opened the window (its window_start after our now()), which read 60015 ms for a 60 s window.
+         LEAST(w.window_ms, GREATEST(1, ceil(extract(epoch FROM w.window_start + w.window_ms * interval '1 millisecond' - now()) * 1000)))::int AS ends_in_ms`,
       [key, windowMs],
       { name: 'rate-limit-count-hit' },
     );

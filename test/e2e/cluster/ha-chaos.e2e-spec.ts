@@ -166,7 +166,10 @@ function chaos(tools: HostToolPaths) {
 
     // The model: a text asked again only after an attempt a kill cut short (its llm_calls row is not `ok`).
     const perText = new Map<string, number>();
-    for (const r of llm.requests) perText.set(lastUser(r), (perText.get(lastUser(r)) ?? 0) + 1);
+    // The load's texts only: a compaction's summarising request (its user message a "#12 user: …" transcript)
+    // is asked again when a kill lands between its answer and the summary's commit; that is not a text re-asked.
+    const summarising = (r: RecordedRequest) => r.body.messages.length === 2 && /^#\d+ \w+: /.test(lastUser(r));
+    for (const r of llm.requests.filter((q) => !summarising(q))) perText.set(lastUser(r), (perText.get(lastUser(r)) ?? 0) + 1);
     const { rows: cut } = await sql.query<{ content: string; n: number }>(
       `SELECT u.content, count(l.*)::int AS n FROM messages u JOIN llm_calls l ON l.turn_id = u.turn_id
           WHERE u.role = 'user' AND l.status <> 'ok' GROUP BY u.content`,
