@@ -3,6 +3,7 @@ import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
 import { AgentModule, SessionsModule } from '@nestclaw/agent';
 import { ChannelModule } from '@nestclaw/channel';
+import { CliBridgeModule } from '@nestclaw/cli-bridge';
 import { ConfigModule, ConfigModuleOptions } from '@nestclaw/config';
 import { DbModule } from '@nestclaw/db';
 import { DoctorModule } from '@nestclaw/doctor';
@@ -19,6 +20,7 @@ import { BearerAuthGuard } from './auth/bearer-auth.guard';
 import { TokenRateLimit } from './auth/token-rate-limit';
 import { ChatController } from './chat/chat.controller';
 import { ChannelsController } from './channels/channels.controller';
+import { ClisController } from './clis/clis.controller';
 import { ClusterController } from './cluster/cluster.controller';
 import { ClusterService } from './cluster/cluster.service';
 import { ConversationLogController } from './conversation-log/conversation-log.controller';
@@ -77,6 +79,7 @@ export class GatewayModule {
         ChannelModule.register({ imports: [ToolModule], decider: { useFactory: toolApprovalDecider, inject: [ApprovalService] } }),
         MemoryModule,
         McpModule,
+        CliBridgeModule,
         OpenApiModule,
       ],
       controllers: [
@@ -99,6 +102,7 @@ export class GatewayModule {
         ReindexController,
         ClusterController,
         ChannelsController,
+        ClisController,
         WebSessionController,
         UiController,
         WebhookController,

@@ -6,6 +6,7 @@ import { CliBindingRepository } from './binding/cli-binding.repository';
 import { CliBindings } from './binding/cli-bindings';
 import { CliBridge } from './cli-bridge.service';
 import { CliCommands } from './cli-commands';
+import { CliStatusService } from './cli-status.service';
 import { ExchangeRunner } from './exchange/exchange.runner';
 import { PromptApprovals } from './exchange/prompt-approvals';
 import { CliSessions } from './session/cli-sessions';
@@ -13,7 +14,17 @@ import { TmuxDriver } from './tmux/tmux.driver';
 
 @Module({
   imports: [ConfigModule, DbModule, ToolModule],
-  providers: [CliBridge, CliCommands, CliBindings, CliBindingRepository, CliSessions, ExchangeRunner, PromptApprovals, TmuxDriver],
-  exports: [CliBridge, TmuxDriver],
+  providers: [
+    CliBridge,
+    CliCommands,
+    CliStatusService,
+    CliBindings,
+    CliBindingRepository,
+    CliSessions,
+    ExchangeRunner,
+    PromptApprovals,
+    TmuxDriver,
+  ],
+  exports: [CliBridge, CliStatusService, TmuxDriver],
 })
 export class CliBridgeModule {}

@@ -47,6 +47,11 @@ export class CliBridge {
     return b && { cli: b.cli, busy: (this.pending.get(b.tmuxSession) ?? 0) > 0 };
   }
 
+  /** Messages sent to a tmux session and not yet answered (`nestclaw cli list`). */
+  inFlight(tmuxSession: string): number {
+    return this.pending.get(tmuxSession) ?? 0;
+  }
+
   command(name: 'cli' | 'keys', args: string[], caller: CliCaller, prefix: string): Promise<string> {
     return name === 'cli' ? this.commands.cli(args, caller, prefix) : this.commands.keys(args, caller, prefix);
   }

@@ -5,7 +5,8 @@ import { telegramHtmlToText } from '@nestclaw/channel';
 import { TmuxDriver } from '@nestclaw/cli-bridge';
 import { eventually } from '../../support/eventually';
 import { describeWithHostTools } from '../../support/host-tools';
-import { Harness, startHarness } from '../../support/gateway-harness';
+import { runCli } from '../../support/cli-process';
+import { Harness, startHarness, TEST_TOKEN } from '../../support/gateway-harness';
 import { FakeTelegramServer, FakeUser, SentMessage } from '../../fixtures/fake-telegram.server';
 
 const alice: FakeUser = { id: 4101, first_name: 'Alice', username: 'alice' };
@@ -251,6 +252,44 @@ describeWithHostTools(['tmux'], 'CLI bridge: a fake coding CLI in a real tmux, d
     expect(await ask('/cli status', (t) => t.startsWith('Bound to'), 'status after restart')).toContain('nestclaw-fake-1 (running)');
     expect(await ask('still there?', (t) => t.startsWith('echo:'), 'echo after restart')).toBe('echo: still there?');
     expect(await tmux.list()).toEqual(['nestclaw-fake-1']);
+  });
+
+  it('lists the CLI and its sessions through GET /v1/clis and `nestclaw cli list`, exited ones too', async () => {
+    type Listed = {
+      clis: {
+        name: string;
+        sessions: { name: string; state: string; inFlight: number; workDir: string; boundChats: { boundBy: string }[] }[];
+      }[];
+    };
+    const clisNow = async () => ((await (await h.api('/v1/clis')).json()) as Listed).clis;
+    const [fake] = await clisNow();
+    expect(fake).toMatchObject({
+      name: 'fake',
+      kind: 'generic',
+      command: process.execPath,
+      allowedDirs: [workDir],
+      allowFrom: [`telegram:${listed.id}`],
+    });
+    expect(fake.sessions).toEqual([
+      {
+        name: 'nestclaw-fake-1',
+        state: 'running',
+        inFlight: 0,
+        workDir,
+        boundChats: [expect.objectContaining({ boundBy: `telegram:${alice.id}` })],
+      },
+    ]);
+    const cliEnv = { PATH: process.env.PATH, HOME: h.home, NESTCLAW_HOME: h.home, NESTCLAW_TOKEN: TEST_TOKEN };
+    const printed = await runCli(['cli', 'list', '--url', h.gateway.url], cliEnv);
+    expect(printed.code).toBe(0);
+    expect(printed.stdout).toContain('fake (generic:');
+    expect(printed.stdout).toMatch(/nestclaw-fake-1: .*running.* in .*; agent:default:telegram:dm:4101 \(bound by telegram:4101\)/);
+
+    await tmux.kill('nestclaw-fake-1');
+    expect((await clisNow())[0].sessions[0]).toMatchObject({ name: 'nestclaw-fake-1', state: 'exited' });
+    expect((await runCli(['cli', 'list', '--url', h.gateway.url], cliEnv)).stdout).toContain('exited (/cli restart starts it again)');
+    expect((await fetch(`${h.gateway.url}/v1/clis`)).status).toBe(401);
+    await ask('/cli restart', (t) => t.startsWith('Restarted fake'), 'restart');
   });
 
   it('unbinds with /cli exit: the session ends and messages go to the assistant again', async () => {
