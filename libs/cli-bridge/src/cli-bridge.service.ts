@@ -19,6 +19,12 @@ export interface CliMessage {
   turnId?: string;
   signal?: AbortSignal;
   onApproval: (a: Approval) => void;
+  /**
+   * The chat message's inbound key: kept on the binding while the CLI is on it, so that after a crash
+   * (`recovered`) the bridge reads the answer of a message already typed instead of typing it again.
+   */
+  inboundKey?: string;
+  recovered?: boolean;
 }
 
 /**
@@ -70,16 +76,19 @@ export class CliBridge {
         const exchangeId = m.turnId ?? randomUUID();
         const actor = identityOf(m.caller);
         const target = `${b.cli} ${b.tmuxSession}`;
+        // Typed before a crash (its mark was written first): read its answer, never type it twice.
+        const typed = m.recovered && m.inboundKey ? this.bindings.get(m.caller.sessionKey)?.inFlight : undefined;
+        const resumed = typed?.key === m.inboundKey ? typed : undefined;
         await this.audit.record({
           actor,
           action: 'cli.input',
           target,
-          outcome: 'sent',
+          outcome: resumed ? 'resumed' : 'sent',
           sessionId: m.sessionId,
           detail: { exchangeId, text: m.text },
         });
         const started = Date.now();
-        const result = await this.runner.run(key, cfg, m.text, {
+        const scope = {
           cli: b.cli,
           sessionId: m.sessionId,
           exchangeId,
@@ -87,7 +96,18 @@ export class CliBridge {
           endpointId: m.caller.senderId,
           signal: m.signal,
           onApproval: m.onApproval,
-        });
+        };
+        const inboundKey = m.inboundKey;
+        const result = resumed
+          ? await this.runner.resume(key, cfg, m.text, resumed.mark, scope)
+          : await this.runner.run(
+              key,
+              cfg,
+              m.text,
+              scope,
+              inboundKey ? (mark) => this.bindings.setInFlight(m.caller.sessionKey, { key: inboundKey, mark }) : undefined,
+            );
+        if (inboundKey) await this.bindings.setInFlight(m.caller.sessionKey, null);
         const reply = replyFor(b.cli, result);
         await this.audit.record({
           actor: `cli:${b.cli}`,

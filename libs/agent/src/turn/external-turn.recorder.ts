@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { ReplicaRegistry } from '@nestclaw/db';
+import type { LinkedTurn } from '../session/session.types';
 import { TurnRepository } from '../session/turn.repository';
 
 export interface ExternalTurnStart {
@@ -31,6 +32,11 @@ export class ExternalTurns {
     const turnId = randomUUID();
     const opened = await this.turns.openTurn({ ...t, turnId, create: true, historyLimit: 1, replica: this.replicas.id });
     return opened && !('busyWith' in opened) ? turnId : undefined;
+  }
+
+  /** The turn an inbound message already has (a restart cut it short), with its answer if it closed with one. */
+  linked(inboundKey: string): Promise<LinkedTurn | null> {
+    return this.turns.findByInbound(inboundKey);
   }
 
   async close(sessionId: string, turnId: string, reply: string, ok: boolean, channel: string, endpointId: string): Promise<void> {

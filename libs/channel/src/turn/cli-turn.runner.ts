@@ -46,14 +46,12 @@ export class CliTurnRunner {
       await this.log.append({ ...entry, direction: 'out', content: text });
       return { kind: 'reply', text, status: 'answered' };
     }
-    // Typed into a CLI once already: sending it again after a restart could run it twice.
-    if (recovered)
-      return {
-        kind: 'reply',
-        text: 'nestclaw restarted while the CLI was on this message; its answer was not read. /cli status shows the CLI.',
-        status: 'failed',
-      };
-    const turnId = await this.turns.open({ ...entry, agentId: routed.agentId, content: m.text, inboundKey: `${m.channel}:${inboundId}` });
+    // After a restart the message keeps its turn: an answer stored before the crash is only delivered,
+    // and the bridge reads the answer of a message already typed rather than typing it again.
+    const inboundKey = `${m.channel}:${inboundId}`;
+    const linked = recovered ? await this.turns.linked(inboundKey) : null;
+    if (linked?.reply) return { kind: 'reply', text: linked.reply, status: 'answered' };
+    const turnId = linked?.turnId ?? (await this.turns.open({ ...entry, agentId: routed.agentId, content: m.text, inboundKey }));
     if (!turnId) await this.log.append({ ...entry, direction: 'in', content: m.text });
     let ok = true;
     const text = await this.bridge
@@ -62,6 +60,8 @@ export class CliTurnRunner {
         text: m.text,
         sessionId,
         turnId,
+        inboundKey,
+        recovered,
         onApproval: (a) =>
           events.push({
             type: 'approval_required',
@@ -74,7 +74,7 @@ export class CliTurnRunner {
           }),
       })
       .catch((e: Error) => ((ok = false), this.failed(routed, e)));
-    if (turnId) await this.turns.close(sessionId, turnId, text, ok, m.channel, m.sender.id);
+    if (turnId) await this.turns.close(linked?.sessionId ?? sessionId, turnId, text, ok, m.channel, m.sender.id);
     else await this.log.append({ ...entry, direction: 'out', content: text });
     return { kind: 'reply', text, status: ok ? 'answered' : 'failed' };
   }

@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { TmuxDriver } from '../tmux/tmux.driver';
-import { CliBinding, CliBindingRepository } from './cli-binding.repository';
+import { CliBinding, CliBindingRepository, InFlight } from './cli-binding.repository';
 
 /**
  * Which chats drive a CLI, kept in memory and written through to `cli_bindings`. Loaded once at
@@ -43,5 +43,13 @@ export class CliBindings implements OnApplicationBootstrap {
   async unbind(sessionKey: string): Promise<void> {
     await this.repo.unbind(sessionKey);
     this.byKey.delete(sessionKey);
+  }
+
+  /** Written through before a message is typed into the CLI, cleared once it is answered. */
+  async setInFlight(sessionKey: string, inFlight: InFlight | null): Promise<void> {
+    const b = this.byKey.get(sessionKey);
+    if (!b) return;
+    await this.repo.setInFlight(sessionKey, inFlight);
+    this.byKey.set(sessionKey, { ...b, inFlight: inFlight ?? undefined });
   }
 }

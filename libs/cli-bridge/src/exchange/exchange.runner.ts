@@ -25,12 +25,46 @@ export class ExchangeRunner {
     private readonly prompts: PromptApprovals,
   ) {}
 
-  async run(session: string, cfg: CliConfig, text: string, scope: ExchangeScope): Promise<ExchangeResult> {
-    const read = async () => ((await this.tmux.alive(session)) ? screenLines(await this.tmux.capture(session).catch(() => '')) : undefined);
-    const before = await read();
+  /** Types `text` (after `beforeTyping` has been told where the screen stood) and reads its answer. */
+  async run(
+    session: string,
+    cfg: CliConfig,
+    text: string,
+    scope: ExchangeScope,
+    beforeTyping?: (mark: number) => Promise<void>,
+  ): Promise<ExchangeResult> {
+    const before = await this.read(session);
     if (!before) return { kind: 'dead' };
+    await beforeTyping?.(before.length);
+    await this.type(session, text);
+    return this.answer(session, cfg, text, before, scope);
+  }
+
+  /**
+   * After a restart, for a message the gateway was on (`mark`: the screen's line count before it was
+   * typed): if its echo is on the screen below the mark, it was typed, so only its answer is read (the
+   * CLI may have finished meanwhile, or still be working); if not, it never reached the CLI and is typed now.
+   */
+  async resume(session: string, cfg: CliConfig, text: string, mark: number, scope: ExchangeScope): Promise<ExchangeResult> {
+    const lines = await this.read(session);
+    if (!lines) return { kind: 'dead' };
+    const before = lines.slice(0, mark);
+    const typed = lastEcho(lines.slice(Math.max(0, mark - 1)), text.split('\n')[0]) >= 0;
+    if (!typed) await this.type(session, text);
+    return this.answer(session, cfg, text, before, scope);
+  }
+
+  private async read(session: string): Promise<string[] | undefined> {
+    return (await this.tmux.alive(session)) ? screenLines(await this.tmux.capture(session).catch(() => '')) : undefined;
+  }
+
+  private async type(session: string, text: string): Promise<void> {
     await this.tmux.paste(session, text);
     await this.tmux.keys(session, ['Enter']);
+  }
+
+  private async answer(session: string, cfg: CliConfig, text: string, before: string[], scope: ExchangeScope): Promise<ExchangeResult> {
+    const read = () => this.read(session);
     let last = before.join('\n');
     let changedAt = Date.now();
     let stable = false;
