@@ -6,6 +6,7 @@ import { FakeTelegramServer } from '../../fixtures/fake-telegram.server';
 
 const SECRET = 'whsec-0123456789abcdef-test';
 const GITHUB_SECRET = 'github-secret-0123456789';
+const STAMPED_SECRET = 'stamped-secret-0123456789';
 const OWNER_CHAT = '4242';
 type ErrorBody = { error: { code: string; message: string } };
 
@@ -38,7 +39,7 @@ describe('POST /api/webhook/:id', () => {
     tg = new FakeTelegramServer();
     await tg.start();
     h = await startHarness({
-      env: { ALERTS_SECRET: SECRET, GITHUB_SECRET },
+      env: { ALERTS_SECRET: SECRET, GITHUB_SECRET, STAMPED_SECRET },
       config: {
         scheduler: { tick: '1h' },
         channels: { telegram: { enabled: true, token: tg.token, api_root: tg.url, poll_timeout: 1 } },
@@ -55,6 +56,7 @@ describe('POST /api/webhook/:id', () => {
             delivery_header: 'X-GitHub-Delivery',
             deliver_to: { session: 'github-events' },
           },
+          stamped: { secret: '${STAMPED_SECRET}', timestamp_tolerance_s: 300, deliver_to: { session: 'stamped-events' } },
         },
       },
     });
@@ -204,6 +206,52 @@ describe('POST /api/webhook/:id', () => {
       `SELECT content FROM messages WHERE session_id = 'github-events' AND role = 'user' ORDER BY id DESC LIMIT 1`,
     );
     expect(stored.content).toContain('登录页面在手机上无法加载');
+  });
+
+  it('with timestamp_tolerance_s, refuses a captured request sent again under a new delivery id, and stale or future timestamps', async () => {
+    const calls = h.llm.chatRequests;
+    const body = JSON.stringify({ alert: '磁盘快满了', host: 'db-2' });
+    const now = Math.floor(Date.now() / 1000);
+    const stamped = (ts: number | string, delivery = randomUUID(), signature = signatureFor(STAMPED_SECRET, body, String(ts))) =>
+      post('stamped', body, { 'x-nestclaw-timestamp': String(ts), 'x-nestclaw-signature': signature, 'x-nestclaw-delivery': delivery });
+    h.llm.enqueue({ kind: 'text', text: 'Stamped answer.' });
+    const captured = { ts: now, signature: signatureFor(STAMPED_SECRET, body, String(now)) };
+    expect((await stamped(captured.ts, randomUUID(), captured.signature)).status).toBe(202);
+    await idle();
+    expect(h.llm.chatRequests).toBe(calls + 1);
+    const answers = {
+      // The same bytes and signature under a fresh delivery id: a replay, whatever the id says.
+      replayNewId: await refusal(await stamped(captured.ts, randomUUID(), captured.signature)),
+      stale: await refusal(await stamped(now - 301)),
+      future: await refusal(await stamped(now + 301)),
+      missingTimestamp: await refusal(
+        await post('stamped', body, { 'x-nestclaw-signature': signatureFor(STAMPED_SECRET, body), 'x-nestclaw-delivery': randomUUID() }),
+      ),
+      notSeconds: await refusal(await stamped(new Date().toISOString())),
+      // A body-only signature is not enough, and the timestamp cannot be moved without re-signing.
+      bodyOnlySignature: await refusal(await stamped(now, randomUUID(), signatureFor(STAMPED_SECRET, body))),
+      movedTimestamp: await refusal(await stamped(now + 1, randomUUID(), captured.signature)),
+    };
+    expect(answers).toEqual({
+      replayNewId: { status: 409, code: 'webhook_replayed' },
+      stale: { status: 401, code: 'webhook_timestamp_expired' },
+      future: { status: 401, code: 'webhook_timestamp_expired' },
+      missingTimestamp: { status: 401, code: 'webhook_signature_invalid' },
+      notSeconds: { status: 401, code: 'webhook_signature_invalid' },
+      bodyOnlySignature: { status: 401, code: 'webhook_signature_invalid' },
+      movedTimestamp: { status: 401, code: 'webhook_signature_invalid' },
+    });
+    expect(h.llm.chatRequests).toBe(calls + 1);
+    // The same body sent again, signed anew with another timestamp, is a new delivery.
+    h.llm.enqueue({ kind: 'text', text: 'Second stamped answer.' });
+    expect((await stamped(now - 1)).status).toBe(202);
+    await idle();
+    expect(h.llm.chatRequests).toBe(calls + 2);
+    const stored = await h.query<{ content: string }>(
+      `SELECT content FROM messages WHERE session_id = 'stamped-events' AND role = 'user' ORDER BY id`,
+    );
+    expect(stored).toHaveLength(2);
+    expect(stored[0].content).toContain('磁盘快满了');
   });
 
   it('refuses a signed payload nested too deeply with 400 before recording it (indenting it overflowed the stack: 500, id used up)', async () => {
