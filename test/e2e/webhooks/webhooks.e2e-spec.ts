@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { request } from 'node:http';
 import { JobScheduler, signatureFor, WebhookTurnRunner } from '@nestclaw/agent';
 import { telegramHtmlToText } from '@nestclaw/channel';
 import { Harness, startHarness } from '../../support/gateway-harness';
@@ -273,6 +274,29 @@ describe('POST /api/webhook/:id', () => {
     expect((await deliver('{"a":'.repeat(32) + '1' + '}'.repeat(32), delivery)).status).toBe(202);
     await idle();
     expect(h.llm.chatRequests).toBe(calls + 1);
+  });
+
+  it('refuses a body over the largest max_body before reading it, though server.body_limit is larger (no unauthenticated buffering)', async () => {
+    // Content-Length 512 KiB (under server.body_limit, 1 MiB; over every hook's max_body, 64 KiB at most),
+    // but only 16 bytes sent: the 413 must come without the gateway waiting for the rest.
+    const answer = await new Promise<{ status: number; body: ErrorBody }>((resolve, reject) => {
+      const req = request(`${h.gateway.url}/api/webhook/alerts`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': String(512 * 1024) },
+      });
+      req.on('response', (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString('utf8')));
+        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) as ErrorBody }));
+      });
+      req.on('error', reject);
+      req.write('{"padding":"xxx');
+    });
+    expect(answer.status).toBe(413);
+    expect(answer.body.error.code).toBe('payload_too_large');
+    // Other routes keep server.body_limit: 512 KiB of JSON is read and judged by its content (400), not refused as too large.
+    const big = await h.api('/v1/chat', { method: 'POST', json: { junk: 'x'.repeat(512 * 1024 - 100) } });
+    expect(await refusal(big)).toEqual({ status: 400, code: 'invalid_request' });
   });
 
   it('never answers a 5xx to random bodies and headers, and none of them reach the model', async () => {
