@@ -62,7 +62,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   preloadTokenizer();
   const adapter = new FastifyAdapter({ bodyLimit: config.server.body_limit, trustProxy: false, ...fastifyErrorOptions() });
   acceptJsonBodiesOnly(adapter);
-  keepRawWebhookBodies(adapter);
+  // The webhook route's own limit: the largest hook's max_body (with no hook, 64 KiB, max_body's default).
+  keepRawWebhookBodies(adapter, Math.max(0, ...Object.values(config.webhooks).map((h) => h.max_body)) || 64 * 1024);
   serveUiFiles(adapter);
   sendSecurityHeaders(adapter);
   const logger = gatewayLogger(config, env, logLevels);

@@ -26,6 +26,7 @@ export type ErrorCode =
   | 'config_invalid'
   | 'webhook_signature_invalid'
   | 'webhook_replayed'
+  | 'webhook_timestamp_expired'
   | 'internal';
 
 export class NestclawError extends Error {

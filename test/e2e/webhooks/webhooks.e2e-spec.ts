@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { request } from 'node:http';
 import { JobScheduler, signatureFor, WebhookTurnRunner } from '@nestclaw/agent';
 import { telegramHtmlToText } from '@nestclaw/channel';
 import { Harness, startHarness } from '../../support/gateway-harness';
@@ -6,6 +7,7 @@ import { FakeTelegramServer } from '../../fixtures/fake-telegram.server';
 
 const SECRET = 'whsec-0123456789abcdef-test';
 const GITHUB_SECRET = 'github-secret-0123456789';
+const STAMPED_SECRET = 'stamped-secret-0123456789';
 const OWNER_CHAT = '4242';
 type ErrorBody = { error: { code: string; message: string } };
 
@@ -38,7 +40,7 @@ describe('POST /api/webhook/:id', () => {
     tg = new FakeTelegramServer();
     await tg.start();
     h = await startHarness({
-      env: { ALERTS_SECRET: SECRET, GITHUB_SECRET },
+      env: { ALERTS_SECRET: SECRET, GITHUB_SECRET, STAMPED_SECRET },
       config: {
         scheduler: { tick: '1h' },
         channels: { telegram: { enabled: true, token: tg.token, api_root: tg.url, poll_timeout: 1 } },
@@ -55,6 +57,7 @@ describe('POST /api/webhook/:id', () => {
             delivery_header: 'X-GitHub-Delivery',
             deliver_to: { session: 'github-events' },
           },
+          stamped: { secret: '${STAMPED_SECRET}', timestamp_tolerance_s: 300, deliver_to: { session: 'stamped-events' } },
         },
       },
     });
@@ -206,6 +209,52 @@ describe('POST /api/webhook/:id', () => {
     expect(stored.content).toContain('登录页面在手机上无法加载');
   });
 
+  it('with timestamp_tolerance_s, refuses a captured request sent again under a new delivery id, and stale or future timestamps', async () => {
+    const calls = h.llm.chatRequests;
+    const body = JSON.stringify({ alert: '磁盘快满了', host: 'db-2' });
+    const now = Math.floor(Date.now() / 1000);
+    const stamped = (ts: number | string, delivery = randomUUID(), signature = signatureFor(STAMPED_SECRET, body, String(ts))) =>
+      post('stamped', body, { 'x-nestclaw-timestamp': String(ts), 'x-nestclaw-signature': signature, 'x-nestclaw-delivery': delivery });
+    h.llm.enqueue({ kind: 'text', text: 'Stamped answer.' });
+    const captured = { ts: now, signature: signatureFor(STAMPED_SECRET, body, String(now)) };
+    expect((await stamped(captured.ts, randomUUID(), captured.signature)).status).toBe(202);
+    await idle();
+    expect(h.llm.chatRequests).toBe(calls + 1);
+    const answers = {
+      // The same bytes and signature under a fresh delivery id: a replay, whatever the id says.
+      replayNewId: await refusal(await stamped(captured.ts, randomUUID(), captured.signature)),
+      stale: await refusal(await stamped(now - 301)),
+      future: await refusal(await stamped(now + 301)),
+      missingTimestamp: await refusal(
+        await post('stamped', body, { 'x-nestclaw-signature': signatureFor(STAMPED_SECRET, body), 'x-nestclaw-delivery': randomUUID() }),
+      ),
+      notSeconds: await refusal(await stamped(new Date().toISOString())),
+      // A body-only signature is not enough, and the timestamp cannot be moved without re-signing.
+      bodyOnlySignature: await refusal(await stamped(now, randomUUID(), signatureFor(STAMPED_SECRET, body))),
+      movedTimestamp: await refusal(await stamped(now + 1, randomUUID(), captured.signature)),
+    };
+    expect(answers).toEqual({
+      replayNewId: { status: 409, code: 'webhook_replayed' },
+      stale: { status: 401, code: 'webhook_timestamp_expired' },
+      future: { status: 401, code: 'webhook_timestamp_expired' },
+      missingTimestamp: { status: 401, code: 'webhook_signature_invalid' },
+      notSeconds: { status: 401, code: 'webhook_signature_invalid' },
+      bodyOnlySignature: { status: 401, code: 'webhook_signature_invalid' },
+      movedTimestamp: { status: 401, code: 'webhook_signature_invalid' },
+    });
+    expect(h.llm.chatRequests).toBe(calls + 1);
+    // The same body sent again, signed anew with another timestamp, is a new delivery.
+    h.llm.enqueue({ kind: 'text', text: 'Second stamped answer.' });
+    expect((await stamped(now - 1)).status).toBe(202);
+    await idle();
+    expect(h.llm.chatRequests).toBe(calls + 2);
+    const stored = await h.query<{ content: string }>(
+      `SELECT content FROM messages WHERE session_id = 'stamped-events' AND role = 'user' ORDER BY id`,
+    );
+    expect(stored).toHaveLength(2);
+    expect(stored[0].content).toContain('磁盘快满了');
+  });
+
   it('refuses a signed payload nested too deeply with 400 before recording it (indenting it overflowed the stack: 500, id used up)', async () => {
     const calls = h.llm.chatRequests;
     const deliver = (body: string, delivery: string) =>
@@ -225,6 +274,29 @@ describe('POST /api/webhook/:id', () => {
     expect((await deliver('{"a":'.repeat(32) + '1' + '}'.repeat(32), delivery)).status).toBe(202);
     await idle();
     expect(h.llm.chatRequests).toBe(calls + 1);
+  });
+
+  it('refuses a body over the largest max_body before reading it, though server.body_limit is larger (no unauthenticated buffering)', async () => {
+    // Content-Length 512 KiB (under server.body_limit, 1 MiB; over every hook's max_body, 64 KiB at most),
+    // but only 16 bytes sent: the 413 must come without the gateway waiting for the rest.
+    const answer = await new Promise<{ status: number; body: ErrorBody }>((resolve, reject) => {
+      const req = request(`${h.gateway.url}/api/webhook/alerts`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': String(512 * 1024) },
+      });
+      req.on('response', (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString('utf8')));
+        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) as ErrorBody }));
+      });
+      req.on('error', reject);
+      req.write('{"padding":"xxx');
+    });
+    expect(answer.status).toBe(413);
+    expect(answer.body.error.code).toBe('payload_too_large');
+    // Other routes keep server.body_limit: 512 KiB of JSON is read and judged by its content (400), not refused as too large.
+    const big = await h.api('/v1/chat', { method: 'POST', json: { junk: 'x'.repeat(512 * 1024 - 100) } });
+    expect(await refusal(big)).toEqual({ status: 400, code: 'invalid_request' });
   });
 
   it('never answers a 5xx to random bodies and headers, and none of them reach the model', async () => {

@@ -41,7 +41,8 @@ export function toErrorResponse(e: unknown): { status: number; body: ErrorBody }
     const status = fastify.statusCode;
     const code = (Object.hasOwn(HTTP_CODES, status) ? HTTP_CODES[status] : undefined) ?? 'invalid_request';
     let message = fastify.message ?? 'bad request';
-    if (fastify.code === 'FST_ERR_CTP_BODY_TOO_LARGE') message = 'Request body is larger than server.body_limit';
+    if (fastify.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+      message = "Request body is larger than this route's limit (server.body_limit; for webhooks the largest max_body)";
     if (fastify.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || e instanceof SyntaxError)
       message = `Body is not valid JSON: ${fastify.message}`;
     if (status === 415) message = UNSUPPORTED_MEDIA_TYPE_MESSAGE;

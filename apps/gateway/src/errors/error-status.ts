@@ -9,6 +9,7 @@ export function statusFor(code: ErrorCode): number {
       return 400;
     case 'unauthorized':
     case 'webhook_signature_invalid':
+    case 'webhook_timestamp_expired':
       return 401;
     case 'forbidden':
       return 403;

@@ -10,9 +10,17 @@ export const WEBHOOK_ROUTE = '/api/webhook/:id';
  * parser is replaced by one that reads a Buffer and hands it on as it is to that route and to
  * Fastify's own parser (same empty-body, invalid-JSON and prototype-poisoning rules) everywhere
  * else. Runs after routing, so `routeOptions.url` names the matched route, not a look-alike path.
+ *
+ * The route is public and its bodies are read before the signature can be checked, so it gets its
+ * own body limit, `bodyLimit` (the largest hook's `max_body`): an unauthenticated client cannot make
+ * the gateway buffer `server.body_limit` there. Fastify refuses a larger Content-Length at once,
+ * without reading the body, and stops reading a chunked one at the limit.
  */
-export function keepRawWebhookBodies(adapter: FastifyAdapter): void {
+export function keepRawWebhookBodies(adapter: FastifyAdapter, bodyLimit: number): void {
   const fastify = adapter.getInstance();
+  fastify.addHook('onRoute', (route) => {
+    if (route.url === WEBHOOK_ROUTE) route.bodyLimit = bodyLimit;
+  });
   const { onProtoPoisoning = 'error', onConstructorPoisoning = 'error' } = fastify.initialConfig;
   const parseJson = fastify.getDefaultJsonParser(onProtoPoisoning, onConstructorPoisoning);
   fastify.removeContentTypeParser('application/json');

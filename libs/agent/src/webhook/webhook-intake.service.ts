@@ -5,7 +5,8 @@ import { ConfigService, WebhookConfig } from '@nestclaw/config';
 import type { DeliveryTarget } from '../scheduler/job-output.port';
 import { SchedulerClock } from '../scheduler/scheduler.clock';
 import { MAX_PAYLOAD_DEPTH, nestedDeeperThan, webhookMessage } from './webhook-message';
-import { signatureMatches } from './webhook-signature';
+import { signatureMatches, signedBytes } from './webhook-signature';
+import { parseTimestamp, timestampFresh } from './webhook-timestamp';
 import { WebhookRepository } from './webhook.repository';
 import { WebhookTurnRunner } from './webhook-turn.runner';
 
@@ -21,9 +22,11 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * An inbound webhook, checked in an order where nothing untrusted is looked at before it has to be:
- * the hook exists → the body is within its cap → the signature over the raw bytes matches (before
- * any parsing) → it names a delivery id → it is JSON, at most 32 levels deep → that id is new (recorded durably). Only then
- * does a turn start, in the background; every refusal is a coded error and never reaches the model.
+ * the hook exists → the body is within its cap → the signature over the raw bytes (and, for a hook
+ * with `timestamp_tolerance_s`, the signed timestamp) matches, before any parsing → that timestamp is
+ * recent → it names a delivery id → it is JSON, at most 32 levels deep → that id (and a timestamped
+ * hook's signature) is new, recorded durably. Only then does a turn start, in the background; every
+ * refusal is a coded error and never reaches the model.
  */
 @Injectable()
 export class WebhookIntake {
@@ -40,10 +43,25 @@ export class WebhookIntake {
     if (!hook) throw new NestclawError('not_found', `No webhook "${req.hookId}" is configured`);
     if (req.body.length > hook.max_body)
       throw new NestclawError('payload_too_large', `The body is larger than this webhook's max_body (${hook.max_body} bytes)`);
-    if (!signatureMatches(hook.secret, req.body, header(req, hook.signature_header)))
+    const tolerance = hook.timestamp_tolerance_s;
+    const timestampHeader = tolerance === undefined ? undefined : header(req, hook.timestamp_header);
+    const timestamp = parseTimestamp(timestampHeader);
+    if (tolerance !== undefined && timestamp === undefined)
       throw new NestclawError(
         'webhook_signature_invalid',
-        `Missing or wrong signature: send ${hook.signature_header}: sha256=<hex HMAC-SHA256 of the raw body with the hook's secret>`,
+        `Missing or malformed timestamp: send ${hook.timestamp_header}: <Unix time in seconds> and sign "<timestamp>.<body>"`,
+      );
+    const signature = header(req, hook.signature_header);
+    if (!signatureMatches(hook.secret, signedBytes(req.body, timestampHeader), signature))
+      throw new NestclawError(
+        'webhook_signature_invalid',
+        `Missing or wrong signature: send ${hook.signature_header}: sha256=<hex HMAC-SHA256 of ${tolerance === undefined ? 'the raw body' : '"<timestamp>.<raw body>"'} with the hook's secret>`,
+      );
+    const now = this.clock.now();
+    if (tolerance !== undefined && !timestampFresh(timestamp!, now, tolerance))
+      throw new NestclawError(
+        'webhook_timestamp_expired',
+        `The signed timestamp ${timestamp} is more than ${tolerance} s from the gateway's clock (${Math.floor(now.getTime() / 1000)}): sign each request when sending it`,
       );
     const deliveryId = header(req, hook.delivery_header);
     if (!deliveryId || !DELIVERY_ID.test(deliveryId))
@@ -59,7 +77,9 @@ export class WebhookIntake {
       sessionId,
       turnId,
       deliverTo,
-      now: this.clock.now(),
+      // A timestamped request is unique by its signature too: the same capture under a new delivery id is a replay.
+      signature: tolerance === undefined ? undefined : signature!.trim().toLowerCase(),
+      now,
     });
     if (!accepted) throw new NestclawError('webhook_replayed', `Delivery "${deliveryId}" of webhook "${req.hookId}" was already accepted`);
     this.turns.start({

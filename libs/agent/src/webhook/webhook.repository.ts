@@ -17,6 +17,8 @@ export interface AcceptedDelivery {
   turnId: string;
   /** The chat the answer goes to (stored on the hook's system job, where the scheduler's retries read it). */
   deliverTo: DeliveryTarget | undefined;
+  /** `sha256=<hex>` of a timestamped hook's request (unique per hook); undefined for a body-only signature. */
+  signature: string | undefined;
   now: Date;
 }
 
@@ -31,16 +33,17 @@ export class WebhookRepository {
   constructor(private readonly db: DatabaseService) {}
 
   /**
-   * Records a delivery and opens its run, in one transaction; undefined when (hook, delivery id)
-   * was accepted before — by this replica or another, before a restart or not: the primary key
+   * Records a delivery and opens its run, in one transaction; undefined when (hook, delivery id),
+   * or (hook, signature) of a timestamped hook, was accepted before — by this replica or another, before a restart or not: the primary key
    * decides, so two racing copies of one request cannot both pass.
    */
   async accept(d: AcceptedDelivery): Promise<{ runId: string } | undefined> {
     return this.db.transaction(async (client) => {
       const fresh = await this.db.query(
-        `INSERT INTO webhook_deliveries (hook_id, delivery_id, received_at, session_id, turn_id)
-         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (hook_id, delivery_id) DO NOTHING RETURNING 1`,
-        [d.hookId, d.deliveryId, d.now, d.sessionId, d.turnId],
+        // No conflict target: either unique key — the delivery id or the signature — makes it a replay.
+        `INSERT INTO webhook_deliveries (hook_id, delivery_id, received_at, session_id, turn_id, signature)
+         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING 1`,
+        [d.hookId, d.deliveryId, d.now, d.sessionId, d.turnId, d.signature ?? null],
         { client },
       );
       if (!fresh.rowCount) return undefined;

@@ -39,6 +39,14 @@ const webhookSchema = z.strictObject({
   signature_header: headerName.default('x-nestclaw-signature'),
   /** The header holding the sender's unique delivery id; a second request with the same id is refused (replay). GitHub: X-GitHub-Delivery. */
   delivery_header: headerName.default('x-nestclaw-delivery'),
+  /**
+   * When set, the sender also sends the Unix time in seconds in `timestamp_header` and signs
+   * `<timestamp>.<body>` instead of the body alone (Stripe's and Slack's scheme): a request whose time
+   * is further than this from the gateway's clock is refused, and one already accepted cannot be sent
+   * again under a new delivery id. Unset (the default): the body alone is signed, as GitHub does.
+   */
+  timestamp_tolerance_s: z.number().int().min(1).max(86_400).optional(),
+  timestamp_header: headerName.default('x-nestclaw-timestamp'),
   agent: z.string().min(1).default('default'),
   /** The message the agent gets; `{{payload}}` is replaced by the JSON body, fenced and marked as untrusted. */
   template: z
