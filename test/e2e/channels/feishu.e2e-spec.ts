@@ -198,4 +198,26 @@ describe('Feishu/Lark channel (@larksuiteoapi/node-sdk long connection against a
     const body = (await res.json()) as { channels: { id: string; state: string }[] };
     expect(body.channels).toEqual(expect.arrayContaining([expect.objectContaining({ id: 'feishu', state: 'running' })]));
   });
+
+  it('shows the channel as failed, with the reason, when Feishu refuses the app secret', async () => {
+    const wrong = await startHarness({
+      config: { channels: { feishu: { enabled: true, app_id: fs.appId, app_secret: 'not-the-secret', domain: fs.url } } },
+    });
+    try {
+      const feishu = await eventually(
+        'the failed state',
+        async () => {
+          const body = (await (await wrong.api('/v1/channels')).json()) as {
+            channels: { id: string; state: string; error: string | null }[];
+          };
+          return body.channels.find((c) => c.id === 'feishu' && c.state === 'failed');
+        },
+        15_000,
+      );
+      expect(feishu.error).toMatch(/Feishu refused the long connection/);
+      expect(feishu.error).not.toContain('not-the-secret');
+    } finally {
+      await wrong.stop();
+    }
+  });
 });

@@ -157,7 +157,8 @@ export class FeishuChannel implements ChannelAdapter {
       },
     });
     let onReady!: () => void;
-    const readyOnce = new Promise<void>((r) => (onReady = r));
+    let onRefused!: (e: Error) => void;
+    const readyOnce = new Promise<void>((resolve, reject) => ((onReady = resolve), (onRefused = reject)));
     this.ws = new WSClient({
       appId: this.config.app_id!,
       appSecret: this.config.app_secret!,
@@ -171,16 +172,26 @@ export class FeishuChannel implements ChannelAdapter {
       },
       onReconnecting: () => (this.ready = false),
       onReconnected: () => (this.ready = true),
+      // Only when the SDK gives up: the endpoint refused the credentials (it retries anything transient).
       onError: (e: Error) => {
         this.ready = false;
         this.logger.error(`long connection failed: ${e.message}`);
+        onRefused(e);
       },
     });
     await this.ws.start({ eventDispatcher: dispatcher });
-    // Wait briefly so a healthy start logs in order; never block boot on the platform (the SDK keeps retrying).
+    // Wait briefly so a healthy start logs in order and refused credentials fail the start (the channel
+    // shows `failed`); never block boot on an unreachable platform (the SDK keeps retrying).
+    readyOnce.catch(() => undefined);
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([readyOnce, new Promise((r) => (timer = setTimeout(r, 3000)))]);
-    clearTimeout(timer);
+    try {
+      await Promise.race([readyOnce, new Promise((r) => (timer = setTimeout(r, 3000)))]);
+    } catch (e) {
+      this.ws.close({ force: true });
+      throw new Error(`Feishu refused the long connection: ${(e as Error).message}`);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** The bot's own open_id, to tell a group message that @-mentions it (GET /open-apis/bot/v3/info). */
