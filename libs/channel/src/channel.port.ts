@@ -57,7 +57,7 @@ export interface OutboundMessage {
 export interface ChannelCapabilities {
   /** Longest message, in UTF-16 code units. */
   maxMessageLength: number;
-  format: 'telegram-html' | 'discord-markdown' | 'plain';
+  format: 'telegram-html' | 'discord-markdown' | 'feishu-markdown' | 'plain';
   edit: boolean;
   typing: boolean;
   buttons: boolean;

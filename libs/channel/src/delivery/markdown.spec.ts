@@ -1,4 +1,4 @@
-import { telegramHtmlToText, toDiscordMarkdown, toTelegramHtml } from './markdown';
+import { telegramHtmlToText, toDiscordMarkdown, toFeishuMarkdown, toTelegramHtml } from './markdown';
 
 describe('toTelegramHtml', () => {
   it.each([
@@ -30,5 +30,17 @@ describe('toDiscordMarkdown', () => {
   it('defuses mass mentions outside code', () => {
     expect(toDiscordMarkdown('hi @everyone')).toBe('hi @\u200beveryone');
     expect(toDiscordMarkdown('```\n@here\n```')).toBe('```\n@here\n```');
+  });
+});
+
+describe('Markdown for Feishu cards', () => {
+  it('shows card tags such as <at id=all> literally outside code and leaves code blocks alone', () => {
+    expect(toFeishuMarkdown('hi <at id=all></at> **all**\n```\n<at id=all></at>\n```')).toBe(
+      'hi &lt;at id=all>&lt;/at> **all**\n```\n<at id=all></at>\n```',
+    );
+  });
+
+  it('keeps Chinese and emoji as they are', () => {
+    expect(toFeishuMarkdown('# 标题\n- 第一项 😀')).toBe('# 标题\n- 第一项 😀');
   });
 });

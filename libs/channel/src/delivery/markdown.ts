@@ -86,3 +86,22 @@ export function toDiscordMarkdown(markdown: string): string {
     })
     .join('\n');
 }
+
+/**
+ * Markdown for a Feishu/Lark card's markdown element, which renders it natively. Outside code, an
+ * `<at …>` tag would notify people (`<at id=all></at>` pings the whole group): it is shown literally.
+ */
+export function toFeishuMarkdown(markdown: string): string {
+  let inFence = false;
+  return markdown
+    .replace(/\r\n?/g, '\n')
+    .split('\n')
+    .map((line) => {
+      if (/^\s{0,3}(`{3,}|~{3,})/.test(line)) inFence = !inFence;
+      return inFence ? line : defuseFeishuTags(line);
+    })
+    .join('\n');
+}
+
+/** Card markdown's own tags (`<at>`, `<font>`, `<text_tag>`, …) shown as text, never acted on. */
+export const defuseFeishuTags = (s: string) => s.replace(/<(\/?[a-z_]+)/gi, '&lt;$1');

@@ -1,5 +1,5 @@
 import type { ChannelAdapter } from '../channel.port';
-import { escapeHtml, telegramHtmlToText, toDiscordMarkdown, toTelegramHtml } from './markdown';
+import { defuseFeishuTags, escapeHtml, telegramHtmlToText, toDiscordMarkdown, toFeishuMarkdown, toTelegramHtml } from './markdown';
 import { splitRendered } from './message-splitter';
 
 export function renderFor(adapter: ChannelAdapter): (md: string) => string {
@@ -8,6 +8,8 @@ export function renderFor(adapter: ChannelAdapter): (md: string) => string {
       return toTelegramHtml;
     case 'discord-markdown':
       return toDiscordMarkdown;
+    case 'feishu-markdown':
+      return toFeishuMarkdown;
     case 'plain':
       return (s) => s;
   }
@@ -15,6 +17,7 @@ export function renderFor(adapter: ChannelAdapter): (md: string) => string {
 
 /** Plain text a platform shows as-is (previews of a still-growing reply: its Markdown may be half-open). */
 export function literalFor(adapter: ChannelAdapter): (text: string) => string {
+  if (adapter.capabilities.format === 'feishu-markdown') return defuseFeishuTags;
   return adapter.capabilities.format === 'telegram-html' ? escapeHtml : (s) => s;
 }
 

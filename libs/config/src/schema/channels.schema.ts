@@ -27,11 +27,27 @@ const channelSchema = z.strictObject({
 });
 export type ChannelConfig = z.output<typeof channelSchema>;
 
+/**
+ * Feishu / Lark (issue 27): a self-built app receiving over the SDK's long connection, so no public
+ * URL is needed. Same access policy as the other channels; ids in `allow_from` are open_ids (`ou_…`).
+ */
+const feishuSchema = channelSchema.omit({ token: true, api_root: true, poll_timeout: true }).extend({
+  app_id: z
+    .string()
+    .regex(/^cli_[0-9a-fA-F]{16}$/, "must look like cli_ followed by 16 hex digits (the App ID on the app's Credentials page)")
+    .optional(),
+  app_secret: secret(z.string()).optional(),
+  /** `feishu` (open.feishu.cn), `lark` (open.larksuite.com), or another origin (private deployment; tests use a local fake). */
+  domain: z.union([z.enum(['feishu', 'lark']), z.url({ protocol: /^https?$/ })]).default('feishu'),
+});
+export type FeishuChannelConfig = z.output<typeof feishuSchema>;
+
 export const channelsSchema = z
   .strictObject({
     command_prefix: z.string().min(1).max(3).default('/'),
     telegram: channelSchema.prefault({}),
     discord: channelSchema.prefault({}),
+    feishu: feishuSchema.prefault({}),
     /**
      * A message whose model request may have left before a crash: `rerun` asks again unless a tool call
      * that may change something had started (then a notice), `notify` always answers with a notice.
