@@ -19,6 +19,7 @@ const PUBLIC_ROUTES = [
   'GET /health',
   'GET /health/live',
   'GET /health/ready',
+  'GET /jobs',
   'GET /memory',
   'GET /sessions',
   'GET /usage',

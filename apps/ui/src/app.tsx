@@ -6,6 +6,7 @@ import type { MessageKey } from './i18n/en';
 import { ApprovalsPage } from './pages/approvals-page';
 import { ChannelsPage } from './pages/channels-page';
 import { ChatPage } from './pages/chat-page';
+import { JobsPage } from './pages/jobs-page';
 import { MemoryPage } from './pages/memory-page';
 import { SessionsPage } from './pages/sessions-page';
 import { SignInPage } from './pages/sign-in-page';
@@ -21,6 +22,7 @@ const PAGES: { route: Route; label: MessageKey; scope: string }[] = [
   { route: 'channels', label: 'nav.channels', scope: 'admin' },
   { route: 'usage', label: 'nav.usage', scope: 'admin' },
   { route: 'memory', label: 'nav.memory', scope: 'chat' },
+  { route: 'jobs', label: 'nav.jobs', scope: 'chat' },
 ];
 
 function Settings() {
@@ -57,6 +59,7 @@ function Page({ route, session }: { route: Route; session: SignedIn }) {
   if (route === 'sessions') return <SessionsPage />;
   if (route === 'channels') return <ChannelsPage />;
   if (route === 'usage') return <UsagePage />;
+  if (route === 'jobs') return <JobsPage />;
   if (route === 'memory') return <MemoryPage isAdmin={hasScope(session, 'admin')} />;
   return <ChatPage canWatch={hasScope(session, 'admin')} />;
 }
