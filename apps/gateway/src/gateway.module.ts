@@ -37,6 +37,8 @@ import { ProvidersController } from './providers/providers.controller';
 import { SessionsController } from './sessions/sessions.controller';
 import { TokensController } from './tokens/tokens.controller';
 import { UsageController } from './usage/usage.controller';
+import { AgentsController } from './agents/agents.controller';
+import { AgentsOverviewService } from './agents/agents-overview.service';
 import { UiController } from './ui/ui.controller';
 import { ChatWsGateway } from './ws/chat.ws-gateway';
 import { WsUpgradeAuth } from './ws/ws-upgrade.auth';
@@ -92,6 +94,7 @@ export class GatewayModule {
         ApprovalsController,
         AuditController,
         UsageController,
+        AgentsController,
         ProvidersController,
         CronController,
         MetricsController,
@@ -120,6 +123,7 @@ export class GatewayModule {
         WebSessionSockets,
         SignInRateLimit,
         AgentModelCatalog,
+        AgentsOverviewService,
         ClusterService,
       ],
     };
