@@ -12,6 +12,7 @@ type ErrorBody = { error: { code: string } };
 // authenticated by the HMAC signature of its body with the hook's own secret instead (docs/webhooks.md).
 const PUBLIC_ROUTES = [
   'GET /',
+  'GET /agents',
   'GET /approvals',
   'GET /assets/:file',
   'GET /channels',
@@ -19,6 +20,7 @@ const PUBLIC_ROUTES = [
   'GET /health',
   'GET /health/live',
   'GET /health/ready',
+  'GET /jobs',
   'GET /memory',
   'GET /sessions',
   'GET /usage',

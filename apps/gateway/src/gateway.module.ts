@@ -39,6 +39,8 @@ import { ProvidersController } from './providers/providers.controller';
 import { SessionsController } from './sessions/sessions.controller';
 import { TokensController } from './tokens/tokens.controller';
 import { UsageController } from './usage/usage.controller';
+import { AgentsController } from './agents/agents.controller';
+import { AgentsOverviewService } from './agents/agents-overview.service';
 import { UiController } from './ui/ui.controller';
 import { ChatWsGateway } from './ws/chat.ws-gateway';
 import { WsUpgradeAuth } from './ws/ws-upgrade.auth';
@@ -95,6 +97,7 @@ export class GatewayModule {
         ApprovalsController,
         AuditController,
         UsageController,
+        AgentsController,
         ProvidersController,
         CronController,
         MetricsController,
@@ -124,6 +127,7 @@ export class GatewayModule {
         WebSessionSockets,
         SignInRateLimit,
         AgentModelCatalog,
+        AgentsOverviewService,
         ClusterService,
       ],
     };

@@ -3,9 +3,11 @@ import { messageOf, whenUnauthorized } from './api';
 import { currentSession, hasScope, signIn, SignedIn, signOut, takeLoginCode } from './auth';
 import { LANGUAGES, Language, setLanguage, t, useLanguage } from './i18n/i18n';
 import type { MessageKey } from './i18n/en';
+import { AgentsPage } from './pages/agents-page';
 import { ApprovalsPage } from './pages/approvals-page';
 import { ChannelsPage } from './pages/channels-page';
 import { ChatPage } from './pages/chat-page';
+import { JobsPage } from './pages/jobs-page';
 import { MemoryPage } from './pages/memory-page';
 import { SessionsPage } from './pages/sessions-page';
 import { SignInPage } from './pages/sign-in-page';
@@ -21,6 +23,8 @@ const PAGES: { route: Route; label: MessageKey; scope: string }[] = [
   { route: 'channels', label: 'nav.channels', scope: 'admin' },
   { route: 'usage', label: 'nav.usage', scope: 'admin' },
   { route: 'memory', label: 'nav.memory', scope: 'chat' },
+  { route: 'jobs', label: 'nav.jobs', scope: 'chat' },
+  { route: 'agents', label: 'nav.agents', scope: 'admin' },
 ];
 
 function Settings() {
@@ -57,6 +61,8 @@ function Page({ route, session }: { route: Route; session: SignedIn }) {
   if (route === 'sessions') return <SessionsPage />;
   if (route === 'channels') return <ChannelsPage />;
   if (route === 'usage') return <UsagePage />;
+  if (route === 'jobs') return <JobsPage />;
+  if (route === 'agents') return <AgentsPage />;
   if (route === 'memory') return <MemoryPage isAdmin={hasScope(session, 'admin')} />;
   return <ChatPage canWatch={hasScope(session, 'admin')} />;
 }

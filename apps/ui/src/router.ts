@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 
 /** The app's pages; the gateway answers each path with index.html (apps/gateway/src/ui/ui.controller.ts). */
-export type Route = 'chat' | 'approvals' | 'sessions' | 'channels' | 'usage' | 'memory';
+export type Route = 'chat' | 'approvals' | 'sessions' | 'channels' | 'usage' | 'memory' | 'jobs' | 'agents';
 export const ROUTE_PATHS: Record<Route, string> = {
   chat: '/',
   approvals: '/approvals',
@@ -9,6 +9,8 @@ export const ROUTE_PATHS: Record<Route, string> = {
   channels: '/channels',
   usage: '/usage',
   memory: '/memory',
+  jobs: '/jobs',
+  agents: '/agents',
 };
 
 function routeOf(path: string): Route {

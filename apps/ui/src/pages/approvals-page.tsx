@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, messageOf } from '../api';
+import { ErrorAlert } from '../components/page-notices';
 import { ApprovalCard } from '../chat/approval-card';
 import type { ApprovalStatus } from '../chat/transcript';
 import { language, t } from '../i18n/i18n';
@@ -49,11 +50,7 @@ export function ApprovalsPage() {
           {t('approvals.refresh')}
         </button>
       </header>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorAlert error={error} />
       <h2>{t('approvals.pending')}</h2>
       {pending.length === 0 && <p class="empty">{t('approvals.none')}</p>}
       {pending.map((a) => (

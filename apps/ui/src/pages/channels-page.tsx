@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, messageOf } from '../api';
+import { ErrorAlert, StatusLine } from '../components/page-notices';
 import { language, t } from '../i18n/i18n';
 
 type ChannelState = 'running' | 'connecting' | 'failed' | 'stopped';
@@ -75,14 +76,8 @@ export function ChannelsPage() {
           {t('channels.refresh')}
         </button>
       </header>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
-      <p role="status" class="hint">
-        {status ?? ''}
-      </p>
+      <ErrorAlert error={error} />
+      <StatusLine status={status} />
 
       <h2>{t('channels.channels')}</h2>
       {channels?.length === 0 && <p class="empty">{t('channels.none')}</p>}

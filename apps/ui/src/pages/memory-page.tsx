@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, messageOf } from '../api';
+import { ErrorAlert, StatusLine } from '../components/page-notices';
 import { language, t } from '../i18n/i18n';
 import { MemoryDetail } from '../memory/memory-detail';
 import { MemoryStatusPanel } from '../memory/memory-status-panel';
@@ -137,14 +138,8 @@ export function MemoryPage({ isAdmin }: { isAdmin: boolean }) {
           {t('memory.search')}
         </button>
       </form>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
-      <p role="status" class="hint">
-        {status ?? ''}
-      </p>
+      <ErrorAlert error={error} />
+      <StatusLine status={status} />
 
       {found && (
         <section aria-labelledby="memory-results-title">

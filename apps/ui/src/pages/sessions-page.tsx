@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, messageOf } from '../api';
+import { ErrorAlert } from '../components/page-notices';
 import { TranscriptView } from '../chat/transcript-view';
 import { fromStored, Item, StoredMessage } from '../chat/transcript';
 import { continueSession } from '../chat/use-chat';
@@ -41,11 +42,7 @@ export function SessionsPage() {
   return (
     <section class="page" aria-labelledby="sessions-title">
       <h1 id="sessions-title">{t('sessions.title')}</h1>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorAlert error={error} />
       {sessions.length === 0 && !error && <p class="empty">{t('sessions.none')}</p>}
       {sessions.length > 0 && (
         <div class="table-scroll">

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, messageOf } from '../api';
+import { ErrorAlert } from '../components/page-notices';
 import { t } from '../i18n/i18n';
 import { formatMetric, UsageChart } from '../usage/usage-chart';
 import { usageCsv } from '../usage/usage-csv';
@@ -102,11 +103,7 @@ export function UsagePage() {
           {t('usage.export')}
         </button>
       </form>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorAlert error={error} />
       {report && (
         <>
           <h2>{t('usage.totals')}</h2>

@@ -4,14 +4,18 @@ import { NestclawError } from '@nestclaw/common';
 import { ConfigService } from '@nestclaw/config';
 import { DatabaseNotifications } from '@nestclaw/db';
 import { ownerOfPerson } from './job-owner';
+import { JobState, jobState } from './job-state';
 import { DeliveryTarget, JobOutputPort } from './job-output.port';
 import { nextDue, parseSchedule } from './schedule';
-import { JobRun, ScheduledJob, ScheduledJobRepository } from './scheduled-job.repository';
+import { JobRun, ListedJob, ScheduledJob, ScheduledJobRepository } from './scheduled-job.repository';
 import { SchedulerClock } from './scheduler.clock';
 import { SUBAGENT_CHANNEL } from '../turn/turn.types';
 
 /** Turns nobody typed: a scheduled job's, the heartbeat's and a subagent's. */
 const AUTOMATIC_CHANNELS = new Set(['cron', 'heartbeat', SUBAGENT_CHANNEL]);
+
+/** A job with what it is doing (active, paused, finished). */
+export type StatedJob = ScheduledJob & { state: JobState };
 
 export interface NewJob {
   schedule: unknown;
@@ -99,7 +103,7 @@ export class CronService {
       throw new NestclawError('not_found', `No scheduled job "${id}" in this conversation`);
   }
 
-  list(ownerId: string | undefined): Promise<ScheduledJob[]> {
+  list(ownerId: string | undefined): Promise<ListedJob[]> {
     return this.jobs.listVisibleTo(ownerId);
   }
 
@@ -108,15 +112,61 @@ export class CronService {
     if (!(await this.jobs.deleteVisible(id, ownerId))) throw new NestclawError('not_found', `No scheduled job "${id}"`);
   }
 
-  /** Runs a job at the scheduler's next tick (its regular schedule continues after). */
+  /**
+   * Runs a job at the scheduler's next tick (its regular schedule continues after). A paused job is
+   * refused: running it would also resume it (the claim sets its next run), which nobody asked for.
+   */
   async runNow(id: string, ownerId: string | undefined): Promise<void> {
-    if (!(await this.jobs.findVisible(id, ownerId))) throw new NestclawError('not_found', `No scheduled job "${id}"`);
+    const job = await this.visible(id, ownerId);
+    if (jobState(job) === 'paused') throw new NestclawError('conflict', `Scheduled job "${id}" is paused: resume it first`);
     await this.jobs.makeDue(id, this.clock.now());
     this.notifications.signal('scheduled_jobs');
   }
 
-  async runs(id: string, ownerId: string | undefined): Promise<JobRun[]> {
-    if (!(await this.jobs.findVisible(id, ownerId))) throw new NestclawError('not_found', `No scheduled job "${id}"`);
-    return this.jobs.runsOf(id);
+  /** Stops a job's runs until resumed; pausing a paused job changes nothing. */
+  async pause(id: string, ownerId: string | undefined): Promise<StatedJob> {
+    if (!(await this.jobs.pause(id, ownerId))) {
+      const job = await this.visible(id, ownerId);
+      if (jobState(job) === 'finished')
+        throw new NestclawError('conflict', `Scheduled job "${id}" has finished: it has no next run to pause`);
+    }
+    const after = await this.visible(id, ownerId);
+    return { ...after, state: jobState(after) };
+  }
+
+  /**
+   * Resumes a paused job at its next due time from now: a time still ahead is kept, one that passed
+   * while paused is skipped (not run late), an interval keeps its phase. A one-time job whose time
+   * passed while paused has nothing left to run: 409, remove it or run it now.
+   */
+  async resume(id: string, ownerId: string | undefined): Promise<StatedJob> {
+    const job = await this.visible(id, ownerId);
+    const state = jobState(job);
+    if (state === 'active') return { ...job, state };
+    if (state === 'finished') throw new NestclawError('conflict', `Scheduled job "${id}" has finished: it has no next run to resume`);
+    const now = this.clock.now();
+    const kept = new Date(job.nextRunAt!);
+    const next = kept > now ? kept : nextDue(job.schedule, now, kept);
+    if (!next)
+      throw new NestclawError(
+        'conflict',
+        `Scheduled job "${id}" was due once, at ${job.nextRunAt}, while paused: nothing is left to resume`,
+      );
+    if (await this.jobs.resume(id, ownerId, next)) this.notifications.signal('scheduled_jobs');
+    const after = await this.visible(id, ownerId);
+    return { ...after, state: jobState(after) };
+  }
+
+  /** `newest`: only the latest runs (still oldest first). */
+  async runs(id: string, ownerId: string | undefined, newest?: number): Promise<JobRun[]> {
+    await this.visible(id, ownerId);
+    return this.jobs.runsOf(id, newest);
+  }
+
+  /** Someone else's job answers like a missing one: ids of other people's jobs are not confirmed. */
+  private async visible(id: string, ownerId: string | undefined): Promise<ScheduledJob> {
+    const job = await this.jobs.findVisible(id, ownerId);
+    if (!job) throw new NestclawError('not_found', `No scheduled job "${id}"`);
+    return job;
   }
 }

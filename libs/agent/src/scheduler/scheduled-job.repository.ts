@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { PoolClient } from 'pg';
 import { DatabaseService, Prisma, viaPrisma } from '@nestclaw/db';
 import type { DeliveryTarget } from './job-output.port';
+import { JobState, jobState } from './job-state';
 import { MAX_DELIVERY_ATTEMPTS } from './job-output.repository';
 import type { Schedule } from './schedule';
 
@@ -18,6 +19,12 @@ export interface ScheduledJob {
   nextRunAt: string | null;
   lastRunAt: string | null;
   createdAt: string;
+}
+
+/** A job as listed for people: with how its latest run went (null: it never ran). */
+export interface ListedJob extends ScheduledJob {
+  state: JobState;
+  lastRun: { dueAt: string; status: JobRun['status']; error: string | null } | null;
 }
 
 export interface JobRun {
@@ -109,10 +116,50 @@ export class ScheduledJobRepository {
     });
   }
 
-  /** Jobs visible to `ownerId` (undefined: the owner, who sees all). */
-  async listVisibleTo(ownerId: string | undefined): Promise<ScheduledJob[]> {
-    const rows = await viaPrisma(() => this.db.prisma.scheduledJob.findMany({ where: visibleTo(ownerId), orderBy: { createdAt: 'asc' } }));
-    return rows.map(toJob);
+  /** Jobs visible to `ownerId` (undefined: the owner, who sees all), each with its latest run. */
+  async listVisibleTo(ownerId: string | undefined): Promise<ListedJob[]> {
+    const rows = await viaPrisma(() =>
+      this.db.prisma.scheduledJob.findMany({
+        where: visibleTo(ownerId),
+        orderBy: { createdAt: 'asc' },
+        include: { runs: { orderBy: { dueAt: 'desc' }, take: 1, select: { dueAt: true, status: true, error: true } } },
+      }),
+    );
+    return rows.map(({ runs, ...r }) => ({
+      ...toJob(r),
+      state: jobState(r),
+      lastRun: runs[0]
+        ? { dueAt: runs[0].dueAt as unknown as string, status: runs[0].status as JobRun['status'], error: runs[0].error }
+        : null,
+    }));
+  }
+
+  /**
+   * Pauses a job that still has a next run: the claim skips it (`enabled` false) and its next due
+   * time is kept, which is what tells a paused job from a finished one (no next run). The row lock
+   * of a claim under way makes this wait for it, so a pause never loses to a claim that read before it.
+   */
+  async pause(id: string, ownerId: string | undefined): Promise<boolean> {
+    if (!JOB_ID.test(id)) return false;
+    const { count } = await viaPrisma(() =>
+      this.db.prisma.scheduledJob.updateMany({
+        where: { id, ...visibleTo(ownerId), enabled: true, nextRunAt: { not: null } },
+        data: { enabled: false },
+      }),
+    );
+    return count > 0;
+  }
+
+  /** Resumes a paused job at `nextRunAt` (computed by the caller from its schedule). */
+  async resume(id: string, ownerId: string | undefined, nextRunAt: Date): Promise<boolean> {
+    if (!JOB_ID.test(id)) return false;
+    const { count } = await viaPrisma(() =>
+      this.db.prisma.scheduledJob.updateMany({
+        where: { id, ...visibleTo(ownerId), enabled: false, nextRunAt: { not: null } },
+        data: { enabled: true, nextRunAt },
+      }),
+    );
+    return count > 0;
   }
 
   async findVisible(id: string, ownerId: string | undefined): Promise<ScheduledJob | undefined> {
@@ -156,14 +203,17 @@ export class ScheduledJobRepository {
     return count > 0;
   }
 
-  async runsOf(jobId: string): Promise<JobRun[]> {
+  /** A job's runs, oldest first; with `newest`, only that many of the latest. */
+  async runsOf(jobId: string, newest?: number): Promise<JobRun[]> {
     const rows = await viaPrisma(() =>
       this.db.prisma.jobRun.findMany({
         where: { jobId },
-        orderBy: { dueAt: 'asc' },
+        orderBy: { dueAt: newest === undefined ? 'asc' : 'desc' },
+        take: newest,
         select: { id: true, jobId: true, dueAt: true, status: true, sessionId: true, error: true },
       }),
     );
+    if (newest !== undefined) rows.reverse();
     return rows.map((r) => ({ ...r, id: String(r.id), dueAt: r.dueAt as unknown as string, status: r.status as JobRun['status'] }));
   }
 

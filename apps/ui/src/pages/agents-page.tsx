@@ -1,0 +1,131 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, messageOf } from '../api';
+import { ErrorAlert, Listing } from '../components/page-notices';
+import { t } from '../i18n/i18n';
+
+/** GET /v1/agents (apps/gateway/src/agents/agents-overview.service.ts). */
+interface Agent {
+  id: string;
+  model: string | null;
+  fallback: string[];
+  tools: string[];
+  skills: { name: string; source: string; available: boolean; unavailable?: string }[];
+  memory: boolean;
+  heartbeat: { enabled: boolean; intervalMs: number };
+  budget: { dailyUsd: number | null; monthlyUsd: number | null; warnAt: number; enforce: boolean } | null;
+  spend: { dayUsd: number; monthUsd: number };
+}
+
+const usd = (n: number) => `$${n.toFixed(4)}`;
+const minutes = (ms: number) => Math.round(ms / 60_000);
+
+/** Spend against one period's budget: a meter that turns to a warning at `warn_at` and full at the budget. */
+function SpendMeter({ label, spent, budget, warnAt }: { label: string; spent: number; budget: number | null; warnAt: number }) {
+  if (budget === null)
+    return (
+      <>
+        <dt>{label}</dt>
+        <dd>{t('agents.spentNoBudget', { spent: usd(spent) })}</dd>
+      </>
+    );
+  const share = Math.round((spent / budget) * 100);
+  return (
+    <>
+      <dt>{label}</dt>
+      <dd class="agent-spend">
+        <meter
+          min={0}
+          max={budget}
+          low={budget * warnAt}
+          high={budget * warnAt}
+          optimum={0}
+          value={Math.min(spent, budget)}
+          aria-label={label}
+        />
+        <span>{t('agents.spentOf', { spent: usd(spent), budget: `$${budget}`, share })}</span>
+      </dd>
+    </>
+  );
+}
+
+/** The configured agents, read-only: model, tools, skills, memory, heartbeat, and spend against budget. */
+export function AgentsPage() {
+  const [agents, setAgents] = useState<Agent[] | undefined>(undefined);
+  const [error, setError] = useState<string | null>(null);
+  const load = () =>
+    api<{ agents: Agent[] }>('/v1/agents').then(
+      (r) => {
+        setAgents(r.agents);
+        setError(null);
+      },
+      (e: unknown) => setError(t('error.generic', { message: messageOf(e) })),
+    );
+  useEffect(() => void load(), []);
+
+  return (
+    <section class="page" aria-labelledby="agents-title">
+      <header class="page-header">
+        <h1 id="agents-title">{t('agents.title')}</h1>
+        <button type="button" onClick={() => void load()}>
+          {t('agents.refresh')}
+        </button>
+      </header>
+      <ErrorAlert error={error} />
+      <Listing items={agents} empty={t('agents.none')}>
+        {(rows) =>
+          rows.map((a) => (
+            <section key={a.id} class="agent-card" aria-labelledby={`agent-${a.id}`}>
+              <h2 id={`agent-${a.id}`}>{a.id}</h2>
+              <dl class="facts">
+                <dt>{t('agents.model')}</dt>
+                <dd class="mono">{a.model ?? t('agents.modelUnset')}</dd>
+                <dt>{t('agents.fallback')}</dt>
+                <dd class="mono">{a.fallback.length ? a.fallback.join(', ') : t('agents.noneSet')}</dd>
+                <dt>{t('agents.tools')}</dt>
+                <dd class="mono">{a.tools.length ? a.tools.join(', ') : t('agents.noneSet')}</dd>
+                <dt>{t('agents.memory')}</dt>
+                <dd>{a.memory ? t('agents.on') : t('agents.off')}</dd>
+                <dt>{t('agents.heartbeat')}</dt>
+                <dd>{a.heartbeat.enabled ? t('agents.heartbeatEvery', { n: minutes(a.heartbeat.intervalMs) }) : t('agents.off')}</dd>
+                <SpendMeter
+                  label={t('agents.today')}
+                  spent={a.spend.dayUsd}
+                  budget={a.budget?.dailyUsd ?? null}
+                  warnAt={a.budget?.warnAt ?? 1}
+                />
+                <SpendMeter
+                  label={t('agents.thisMonth')}
+                  spent={a.spend.monthUsd}
+                  budget={a.budget?.monthlyUsd ?? null}
+                  warnAt={a.budget?.warnAt ?? 1}
+                />
+                {a.budget && (
+                  <>
+                    <dt>{t('agents.whenSpent')}</dt>
+                    <dd>{a.budget.enforce ? t('agents.enforced') : t('agents.warnOnly')}</dd>
+                  </>
+                )}
+              </dl>
+              <h3>{t('agents.skills')}</h3>
+              <Listing items={a.skills} empty={t('agents.noSkills')}>
+                {(skills) => (
+                  <ul class="agent-skills">
+                    {skills.map((k) => (
+                      <li key={k.name}>
+                        <span class="mono">{k.name}</span>{' '}
+                        <span class="hint">
+                          ({t(`agents.source.${k.source === 'builtin' ? 'builtin' : k.source === 'global' ? 'global' : 'workspace'}`)})
+                        </span>
+                        {!k.available && <span class="hint"> — {t('agents.unavailable', { reason: k.unavailable ?? '' })}</span>}
+                      </li>
+                    ))}
+                  </ul>
+                )}
+              </Listing>
+            </section>
+          ))
+        }
+      </Listing>
+    </section>
+  );
+}

@@ -1,0 +1,172 @@
+import type { Browser, Page } from 'playwright-core';
+import { Harness, startHarness, TEST_TOKEN } from '../../support/gateway-harness';
+import { cspViolations, launchChromium, recordedPage, seriousA11yViolations, signInThroughForm } from '../../support/browser';
+import { describeWithHostTools } from '../../support/host-tools';
+
+/** What each test reads, in each language (the strings of apps/ui/src/i18n). */
+const UI = {
+  en: {
+    nav: 'Agents',
+    memory: 'Long-term memory',
+    on: 'On',
+    heartbeat: 'Heartbeat',
+    every45: 'Every 45 min',
+    off: 'Off',
+    today: 'Spent today (UTC)',
+    month: 'Spent this month (UTC)',
+    of: (spent: string, budget: string, share: number) => `${spent} of ${budget} (${share}%)`,
+    noBudget: (spent: string) => `${spent} (no budget)`,
+    enforced: 'New turns are refused',
+  },
+  'zh-CN': {
+    nav: '智能体',
+    memory: '长期记忆',
+    on: '开启',
+    heartbeat: '心跳',
+    every45: '每 45 分钟',
+    off: '关闭',
+    today: '今日花费（UTC）',
+    month: '本月花费（UTC）',
+    of: (spent: string, budget: string, share: number) => `${spent} / ${budget}（${share}%）`,
+    noBudget: (spent: string) => `${spent}（未设预算）`,
+    enforced: '拒绝新的对话轮次',
+  },
+} as const;
+
+interface Agent {
+  id: string;
+  model: string | null;
+  tools: string[];
+  skills: { name: string }[];
+  memory: boolean;
+  budget: { dailyUsd: number | null; monthlyUsd: number | null } | null;
+  spend: { dayUsd: number; monthUsd: number };
+}
+
+/**
+ * The control UI's Agents page in Debian's Chromium against a real gateway: each configured agent with
+ * its model, tools, skills, memory and heartbeat, and its spend (a real turn, billed at the fake
+ * model's price) against its budget, in English and 简体中文; GET /v1/agents needs the admin scope.
+ */
+describeWithHostTools(['chromium'], 'control UI agents page in a real browser', (tools) => {
+  let h: Harness;
+  let browser: Browser;
+  let page: Page;
+  let errors: string[];
+  const consoleErrors: string[] = [];
+
+  beforeAll(async () => {
+    h = await startHarness({
+      // A price that makes one short turn cost dollars, so the spend is visible at 4 decimals.
+      model: { price: { input: 100_000, output: 100_000 } },
+      config: {
+        agents: {
+          default: { budget: { daily_usd: 50, monthly_usd: 500, enforce: true } },
+          writer: { tools: ['current_time', 'file_read'], heartbeat: { enabled: true, interval: '45m' } },
+        },
+      },
+    });
+    const chat = await h.api('/v1/chat', { json: { message: '你好，算一下花费', agentId: 'default' } });
+    expect(chat.status).toBe(200);
+    browser = await launchChromium(tools.chromium!);
+    ({ page, errors } = await recordedPage(await browser.newContext({ locale: 'en-US' })));
+    await signInThroughForm(page, h.gateway.url, TEST_TOKEN);
+    page.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(m.text());
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await h?.stop();
+  });
+
+  const apiAgents = async () => ((await (await h.api('/v1/agents')).json()) as { agents: Agent[] }).agents;
+  const usd = (n: number) => `$${n.toFixed(4)}`;
+  const card = (id: string) => page.locator('.agent-card', { has: page.getByRole('heading', { level: 2, name: id, exact: true }) });
+  const fact = (id: string, label: string) => card(id).locator('dt', { hasText: label }).locator('xpath=following-sibling::dd[1]');
+
+  it('answers GET /v1/agents with each agent, its spend from the ledger and its budget; only to the admin scope', async () => {
+    const agents = await apiAgents();
+    expect(agents.map((a) => a.id)).toEqual(['default', 'writer']);
+    const [main, writer] = agents;
+    expect(main).toMatchObject({ model: 'fake', memory: true, budget: { dailyUsd: 50, monthlyUsd: 500, enforce: true } });
+    expect(main.spend.dayUsd).toBeGreaterThan(0);
+    expect(main.spend.monthUsd).toBe(main.spend.dayUsd);
+    expect(main.skills.length).toBeGreaterThan(0);
+    expect(writer).toMatchObject({ tools: ['current_time', 'file_read'], budget: null, spend: { dayUsd: 0, monthUsd: 0 } });
+
+    const { code } = (await (await h.api('/v1/pair/codes', { json: { scopes: ['chat'] } })).json()) as { code: string };
+    const paired = await fetch(`${h.gateway.url}/v1/pair`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ code, name: 'agents-phone' }),
+    });
+    const { token } = (await paired.json()) as { token: string };
+    const refused = await fetch(`${h.gateway.url}/v1/agents`, { headers: { authorization: `Bearer ${token}` } });
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('forbidden');
+  });
+
+  for (const lang of ['en', 'zh-CN'] as const) {
+    const ui = UI[lang];
+
+    it(`${lang}: shows each agent's model, tools, memory, heartbeat and skills, and its spend against its budget`, async () => {
+      const [main, writer] = await apiAgents();
+      await page.locator('.settings select').first().selectOption(lang);
+      await page.locator('header nav').getByRole('link', { name: ui.nav }).click();
+      await card('default').waitFor();
+      expect(await fact('default', ui.memory).textContent()).toBe(ui.on);
+      expect(await fact('default', ui.heartbeat).textContent()).toBe(ui.off);
+      expect(await fact('writer', ui.heartbeat).textContent()).toBe(ui.every45);
+      expect(await card('writer').textContent()).toContain('current_time, file_read');
+      expect(await card('default').locator('.agent-skills li').count()).toBe(main.skills.length);
+
+      const day = main.spend.dayUsd;
+      expect(await fact('default', ui.today).textContent()).toBe(ui.of(usd(day), '$50', Math.round((day / 50) * 100)));
+      expect(await fact('default', ui.month).textContent()).toBe(ui.of(usd(day), '$500', Math.round((day / 500) * 100)));
+      expect(await fact('default', ui.today).locator('meter').getAttribute('value')).toBe(String(Math.min(day, 50)));
+      expect(await card('default').textContent()).toContain(ui.enforced);
+      expect(await fact('writer', ui.today).textContent()).toBe(ui.noBudget(usd(writer.spend.dayUsd)));
+    });
+  }
+
+  it('shows no Agents link to a chat-only session', async () => {
+    const { code } = (await (await h.api('/v1/pair/codes', { json: { scopes: ['chat'] } })).json()) as { code: string };
+    const paired = await fetch(`${h.gateway.url}/v1/pair`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ code, name: 'agents-chat-only' }),
+    });
+    const { token } = (await paired.json()) as { token: string };
+    const context = await browser.newContext({ locale: 'en-US' });
+    const phone = await context.newPage();
+    await signInThroughForm(phone, h.gateway.url, token);
+    await phone.locator('header nav').getByRole('link', { name: 'Jobs' }).waitFor();
+    expect(await phone.locator('header nav').getByRole('link', { name: UI.en.nav }).count()).toBe(0);
+    await context.close();
+  }, 60_000);
+
+  it('has no serious or critical axe-core violations, in both themes and languages', async () => {
+    // addScriptTag injects axe inline, which the page's own CSP refuses: a second context without it, same cookie.
+    const audit = await browser.newContext({ bypassCSP: true, storageState: await page.context().storageState() });
+    const p = await audit.newPage();
+    const found: Record<string, string[]> = {};
+    for (const theme of ['light', 'dark'] as const) {
+      for (const lang of ['en', 'zh-CN'] as const) {
+        await p.emulateMedia({ colorScheme: theme });
+        await p.goto(`${h.gateway.url}/agents`);
+        await p.locator('.settings select').first().selectOption(lang);
+        await p.locator('.agent-card meter').first().waitFor();
+        found[`${theme} ${lang} /agents`] = await seriousA11yViolations(p);
+      }
+    }
+    await audit.close();
+    expect(Object.values(found).flat()).toEqual([]);
+  }, 60_000);
+
+  it('had no script errors, CSP violations or console errors', async () => {
+    expect(errors).toEqual([]);
+    expect(await cspViolations(page)).toEqual([]);
+    expect(consoleErrors).toEqual([]);
+  });
+});
