@@ -5,6 +5,7 @@ import type { ChannelAdapter } from './channel.port';
 import { ChannelOwnership, ChannelOwnershipState } from './channel-ownership.service';
 import { InboundPipeline } from './inbound-pipeline.service';
 import type * as DiscordAdapter from './discord/discord.channel';
+import type * as SlackAdapter from './slack/slack.channel';
 import type * as TelegramAdapter from './telegram/telegram.channel';
 
 /**
@@ -69,6 +70,8 @@ export class ChannelRegistry implements OnModuleInit, OnApplicationBootstrap, Be
       build('telegram', () => new (require('./telegram/telegram.channel') as typeof TelegramAdapter).TelegramChannel(channels.telegram));
     if (channels.discord.enabled)
       build('discord', () => new (require('./discord/discord.channel') as typeof DiscordAdapter).DiscordChannel(channels.discord));
+    if (channels.slack.enabled)
+      build('slack', () => new (require('./slack/slack.channel') as typeof SlackAdapter).SlackChannel(channels.slack));
     /* eslint-enable @typescript-eslint/no-require-imports */
   }
 

@@ -1,6 +1,7 @@
 import type { ChannelAdapter } from '../channel.port';
 import { escapeHtml, telegramHtmlToText, toDiscordMarkdown, toTelegramHtml } from './markdown';
 import { splitRendered } from './message-splitter';
+import { escapeMrkdwn, toSlackMrkdwn } from '../slack/slack-mrkdwn';
 
 export function renderFor(adapter: ChannelAdapter): (md: string) => string {
   switch (adapter.capabilities.format) {
@@ -8,6 +9,8 @@ export function renderFor(adapter: ChannelAdapter): (md: string) => string {
       return toTelegramHtml;
     case 'discord-markdown':
       return toDiscordMarkdown;
+    case 'slack-mrkdwn':
+      return toSlackMrkdwn;
     case 'plain':
       return (s) => s;
   }
@@ -15,6 +18,7 @@ export function renderFor(adapter: ChannelAdapter): (md: string) => string {
 
 /** Plain text a platform shows as-is (previews of a still-growing reply: its Markdown may be half-open). */
 export function literalFor(adapter: ChannelAdapter): (text: string) => string {
+  if (adapter.capabilities.format === 'slack-mrkdwn') return escapeMrkdwn;
   return adapter.capabilities.format === 'telegram-html' ? escapeHtml : (s) => s;
 }
 
