@@ -116,8 +116,11 @@ export class SlackChannel implements ChannelAdapter {
         this.logger.log(`connected in Socket Mode as ${this.botUserId ?? '?'}`);
         return;
       } catch (e) {
+        if (signal.aborted) return;
+        // A start ended by a disconnect rejects with nothing.
+        const why = e instanceof Error ? e.message : 'connection closed before hello';
         const wait = Math.min(60_000, 500 * 2 ** attempt);
-        this.logger.warn(`could not connect (${(e as Error).message}); retrying in ${wait} ms`);
+        this.logger.warn(`could not connect (${why}); retrying in ${wait} ms`);
         await sleep(wait, signal);
       }
     }
