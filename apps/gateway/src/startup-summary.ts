@@ -55,7 +55,7 @@ function sandbox(status: SandboxStatus): string {
 /** The lines printed once the gateway is ready, in the order a newcomer reads them. */
 export function startupSummaryLines(facts: StartupFacts): string[] {
   const { config, database } = facts;
-  const channels = (['telegram', 'discord', 'feishu'] as const).filter((c) => config.channels[c].enabled);
+  const channels = (['telegram', 'discord', 'feishu', 'slack'] as const).filter((c) => config.channels[c].enabled);
   return [
     `listening on ${facts.url}`,
     `database: ${

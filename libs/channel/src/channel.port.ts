@@ -32,7 +32,7 @@ export interface InboundMessage {
   /** Platform ids as received (update_id, message_id, …), for the log and debugging. */
   raw: Record<string, string | number>;
   timestamp: string;
-  /** A button press (Telegram callback query, Discord component interaction). */
+  /** A button press (Telegram callback query, Discord component interaction, Slack block action). */
   callback?: { id: string; data: string; messageId?: string };
 }
 
@@ -43,7 +43,7 @@ export interface Button {
 
 export interface OutboundMessage {
   chatId: string;
-  /** Already rendered for the platform (Telegram HTML, Discord Markdown). */
+  /** Already rendered for the platform (Telegram HTML, Discord Markdown, Slack mrkdwn). */
   text: string;
   /** Plain fallback when the platform rejects the rendering. */
   plain?: string;
@@ -57,7 +57,7 @@ export interface OutboundMessage {
 export interface ChannelCapabilities {
   /** Longest message, in UTF-16 code units. */
   maxMessageLength: number;
-  format: 'telegram-html' | 'discord-markdown' | 'feishu-markdown' | 'plain';
+  format: 'telegram-html' | 'discord-markdown' | 'feishu-markdown' | 'slack-mrkdwn' | 'plain';
   edit: boolean;
   typing: boolean;
   buttons: boolean;

@@ -6,6 +6,7 @@ import { ChannelOwnership, ChannelOwnershipState } from './channel-ownership.ser
 import { InboundPipeline } from './inbound-pipeline.service';
 import type * as DiscordAdapter from './discord/discord.channel';
 import type * as FeishuAdapter from './feishu/feishu.channel';
+import type * as SlackAdapter from './slack/slack.channel';
 import type * as TelegramAdapter from './telegram/telegram.channel';
 
 /**
@@ -72,6 +73,8 @@ export class ChannelRegistry implements OnModuleInit, OnApplicationBootstrap, Be
       build('discord', () => new (require('./discord/discord.channel') as typeof DiscordAdapter).DiscordChannel(channels.discord));
     if (channels.feishu.enabled)
       build('feishu', () => new (require('./feishu/feishu.channel') as typeof FeishuAdapter).FeishuChannel(channels.feishu));
+    if (channels.slack.enabled)
+      build('slack', () => new (require('./slack/slack.channel') as typeof SlackAdapter).SlackChannel(channels.slack));
     /* eslint-enable @typescript-eslint/no-require-imports */
   }
 

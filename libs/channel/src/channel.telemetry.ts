@@ -1,10 +1,10 @@
 import { recordDelivery, recordPlatformRateLimited, startChannelSeries } from '@nestclaw/observability';
 import type { ChannelAdapter } from './channel.port';
 
-/** A platform error that is an HTTP 429 (telegraf's TelegramError.code, discord.js's status). */
+/** A platform error that is an HTTP 429 (telegraf's TelegramError.code, discord.js's status, @slack/web-api's error code). */
 const isRateLimited = (e: unknown) => {
   const err = e as { code?: unknown; status?: unknown; response?: { error_code?: unknown } };
-  return err?.code === 429 || err?.status === 429 || err?.response?.error_code === 429;
+  return err?.code === 429 || err?.status === 429 || err?.response?.error_code === 429 || err?.code === 'slack_webapi_rate_limited_error';
 };
 
 /**

@@ -7,6 +7,7 @@ export type { ChannelState } from './status/channel-state';
 export * from './conversation-log/conversation-log.service';
 export { splitMessage, splitRendered } from './delivery/message-splitter';
 export { toTelegramHtml, toDiscordMarkdown, telegramHtmlToText } from './delivery/markdown';
+export { toSlackMrkdwn, slackMrkdwnToText } from './slack/slack-mrkdwn';
 export { buildSessionKey, linkedIdentity } from './routing/session-key';
 export type { DmScope, PeerKind, SessionKeyInput } from './routing/session-key';
 export { resolveAgent } from './routing/bindings';

@@ -21,7 +21,7 @@ import { webhooksSchema } from './schema/webhooks.schema';
 
 export { NATIVE_ACKNOWLEDGEMENT } from './schema/tools.schema';
 export { PROVIDER_KINDS } from './schema/provider-kinds';
-export type { ChannelConfig, FeishuChannelConfig } from './schema/channels.schema';
+export type { ChannelConfig, FeishuChannelConfig, SlackChannelConfig } from './schema/channels.schema';
 export type { BindingConfig } from './schema/bindings.schema';
 export type { MemoryConfig } from './schema/memory.schema';
 export type { CliConfig } from './schema/clis.schema';

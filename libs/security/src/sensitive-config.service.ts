@@ -21,7 +21,7 @@ export interface SensitiveSettings {
 
 export function pickSensitive(cfg: NestclawConfig): SensitiveSettings {
   const channels: Record<string, ChannelAccessSettings> = {};
-  for (const id of ['telegram', 'discord', 'feishu'] as const) {
+  for (const id of ['telegram', 'discord', 'feishu', 'slack'] as const) {
     const c = cfg.channels[id];
     channels[id] = { allow_from: c.allow_from, approvers: c.approvers, group_policy: c.group_policy, require_mention: c.require_mention };
   }

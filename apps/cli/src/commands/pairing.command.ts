@@ -14,7 +14,7 @@ export function pairingCommand(): Command {
   pairing
     .command('approve')
     .description('add the sender behind a pairing code to the channel allowlist')
-    .argument('<channel>', 'telegram or discord')
+    .argument('<channel>', 'telegram, discord or slack')
     .argument('<code>', 'the 8-character code the bot sent them')
     .action(async (channel: string, code: string) => finish(await run(async (access) => approve(access, channel, code))));
   return pairing;

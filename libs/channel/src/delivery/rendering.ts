@@ -1,6 +1,7 @@
 import type { ChannelAdapter } from '../channel.port';
 import { defuseFeishuTags, escapeHtml, telegramHtmlToText, toDiscordMarkdown, toFeishuMarkdown, toTelegramHtml } from './markdown';
 import { splitRendered } from './message-splitter';
+import { escapeMrkdwn, toSlackMrkdwn } from '../slack/slack-mrkdwn';
 
 export function renderFor(adapter: ChannelAdapter): (md: string) => string {
   switch (adapter.capabilities.format) {
@@ -10,6 +11,8 @@ export function renderFor(adapter: ChannelAdapter): (md: string) => string {
       return toDiscordMarkdown;
     case 'feishu-markdown':
       return toFeishuMarkdown;
+    case 'slack-mrkdwn':
+      return toSlackMrkdwn;
     case 'plain':
       return (s) => s;
   }
@@ -18,6 +21,7 @@ export function renderFor(adapter: ChannelAdapter): (md: string) => string {
 /** Plain text a platform shows as-is (previews of a still-growing reply: its Markdown may be half-open). */
 export function literalFor(adapter: ChannelAdapter): (text: string) => string {
   if (adapter.capabilities.format === 'feishu-markdown') return defuseFeishuTags;
+  if (adapter.capabilities.format === 'slack-mrkdwn') return escapeMrkdwn;
   return adapter.capabilities.format === 'telegram-html' ? escapeHtml : (s) => s;
 }
 

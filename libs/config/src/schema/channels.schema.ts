@@ -42,12 +42,27 @@ const feishuSchema = channelSchema.omit({ token: true, api_root: true, poll_time
 });
 export type FeishuChannelConfig = z.output<typeof feishuSchema>;
 
+/**
+ * Slack in Socket Mode (issue 27): two tokens instead of one, no public endpoint. The access keys
+ * (allow_from: Slack user ids such as U0123ABCD) mean what they mean for the other channels.
+ */
+const slackSchema = channelSchema.omit({ token: true, poll_timeout: true }).extend({
+  /** Bot User OAuth Token (xoxb-…): sends, edits, auth.test. */
+  bot_token: secret(z.string()).optional(),
+  /** App-level token with connections:write (xapp-…): opens the Socket Mode connection. */
+  app_token: secret(z.string()).optional(),
+  /** Another Web API root (the WebClient's slackApiUrl, e.g. http://127.0.0.1:3000/api/); tests use a local fake. */
+  api_root: z.string().optional(),
+});
+export type SlackChannelConfig = z.output<typeof slackSchema>;
+
 export const channelsSchema = z
   .strictObject({
     command_prefix: z.string().min(1).max(3).default('/'),
     telegram: channelSchema.prefault({}),
     discord: channelSchema.prefault({}),
     feishu: feishuSchema.prefault({}),
+    slack: slackSchema.prefault({}),
     /**
      * A message whose model request may have left before a crash: `rerun` asks again unless a tool call
      * that may change something had started (then a notice), `notify` always answers with a notice.
