@@ -18,6 +18,7 @@ import { agentCommand, skillsCommand } from './commands/agent-context.command';
 import { cronCommand } from './commands/cron.command';
 import { approvalsCommand } from './commands/approvals.command';
 import { uiCommand } from './commands/ui.command';
+import { pluginsCommand } from './commands/plugins.command';
 
 function version(): string {
   try {
@@ -51,7 +52,8 @@ const program = new Command('nestclaw')
   .addCommand(cronCommand())
   .addCommand(memoryCommand())
   .addCommand(approvalsCommand())
-  .addCommand(uiCommand());
+  .addCommand(uiCommand())
+  .addCommand(pluginsCommand());
 addTokenAdminCommands(program.commands.find((c) => c.name() === 'token')!);
 // `nestclaw <command> --help` lists --config too (addCommand does not copy help settings).
 for (const cmd of program.commands) cmd.configureHelp({ showGlobalOptions: true });

@@ -9,6 +9,8 @@ import { DoctorModule } from '@nestclaw/doctor';
 import { ProviderModule } from '@nestclaw/provider';
 import { ObservabilityModule } from '@nestclaw/observability';
 import { McpModule } from '@nestclaw/mcp';
+import { PluginModule } from '@nestclaw/plugin';
+import { PluginsController } from './plugins/plugins.controller';
 import { MemoryModule } from '@nestclaw/memory';
 import { SecurityModule } from '@nestclaw/security';
 import { ApprovalService, ToolModule } from '@nestclaw/tool';
@@ -77,6 +79,7 @@ export class GatewayModule {
         ChannelModule.register({ imports: [ToolModule], decider: { useFactory: toolApprovalDecider, inject: [ApprovalService] } }),
         MemoryModule,
         McpModule,
+        PluginModule,
         OpenApiModule,
       ],
       controllers: [
@@ -93,6 +96,7 @@ export class GatewayModule {
         AuditController,
         UsageController,
         ProvidersController,
+        PluginsController,
         CronController,
         MetricsController,
         MemoryController,
