@@ -41,6 +41,8 @@ export class PluginService implements OnModuleInit, OnApplicationShutdown {
   private readonly failures = new Map<string, string>();
   private readonly hosts = new Map<string, UntrustedPluginHost>();
   private readonly pending = new Map<string, Pending>();
+  /** Provider kind (`plugin:<id>`) → the plugin that added it. */
+  private readonly providerKinds = new Map<string, string>();
   private grants!: PluginGrantsStore;
 
   constructor(
@@ -123,8 +125,15 @@ export class PluginService implements OnModuleInit, OnApplicationShutdown {
       const done = await loadTrustedPlugin(p, {
         setTools: (plugin, tools) => this.source.set(plugin, tools),
         toolOwner: (tool) => this.source.owner(tool),
-        registerProviderKind: (kind, create) => this.providers.registerKind(kind, create),
-        unregisterProviderKind: (kind) => this.providers.unregisterKind(kind),
+        providerOwner: (kind) => this.providerKinds.get(kind),
+        registerProviderKind: (plugin, kind, create) => {
+          this.providerKinds.set(kind, plugin);
+          this.providers.registerKind(kind, create);
+        },
+        unregisterProviderKind: (kind) => {
+          this.providerKinds.delete(kind);
+          this.providers.unregisterKind(kind);
+        },
         registerChannel: this.channels() ? (adapter) => this.channels()!.register(adapter) : undefined,
       });
       this.loaded.set(p.name, done);

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { stringify } from 'yaml';
 import { FakeOpenAiServer } from '../../fixtures/fake-openai.server';
+import { runCli } from '../../support/cli-process';
 import { GatewayProcess, spawnGateway } from '../../support/gateway-process';
 import { createTestDatabase, TestDatabase } from '../../support/test-database';
 
@@ -122,5 +123,21 @@ describe('a trusted plugin in the built gateway', () => {
       ['hello-trusted', 'loaded'],
     ]);
     expect(JSON.stringify(plugins)).not.toContain('你好');
+  });
+
+  it('`nestclaw plugins list` shows the same plugins from their manifests, without a gateway or running them', async () => {
+    const env = { PATH: process.env.PATH, NESTCLAW_HOME: home };
+    const json = await runCli(['plugins', 'list', '--json'], env);
+    expect(json.code).toBe(1); // one plugin failed
+    const { plugins } = JSON.parse(json.stdout) as { plugins: { name: string; state: string; trusted: boolean }[] };
+    expect(plugins.map((p) => [p.name, p.state, p.trusted])).toEqual([
+      ['broken', 'failed', false],
+      ['unmarked', 'not-trusted', false],
+      ['hello-trusted', 'found', true],
+    ]);
+    const text = await runCli(['plugins'], env);
+    expect(text.stdout).toContain('hello-trusted 1.0.0  trusted (marked trusted)  ok');
+    expect(text.stdout).toContain('tools: hello_greet; providers: plugin:hello-echo');
+    expect(existsSync(marker())).toBe(false);
   });
 });

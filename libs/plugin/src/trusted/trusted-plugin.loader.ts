@@ -16,7 +16,9 @@ const REGISTER_TIMEOUT_MS = 10_000;
 export interface TrustedPorts {
   setTools(plugin: string, tools: readonly Tool[]): void;
   toolOwner(tool: string): string | undefined;
-  registerProviderKind(kind: string, create: (cfg: ModelConfig) => PluginModelProvider): void;
+  /** The plugin that already added a provider kind, if any. */
+  providerOwner(kind: string): string | undefined;
+  registerProviderKind(plugin: string, kind: string, create: (cfg: ModelConfig) => PluginModelProvider): void;
   unregisterProviderKind(kind: string): void;
   registerChannel?(adapter: ChannelAdapter): void;
 }
@@ -52,7 +54,9 @@ export async function loadTrustedPlugin(plugin: DiscoveredPlugin, ports: Trusted
     registerProvider: (def) => {
       checkOpen(open);
       const kind = providerKind(manifest, def);
-      ports.registerProviderKind(kind, (cfg) => new PluginModelProvider(kind, cfg.model, def.create(settingsOf(cfg))));
+      const owner = ports.providerOwner(kind);
+      if (owner && owner !== manifest.name) throw new Error(`provider "${def.id}" is already added by plugin ${owner}`);
+      ports.registerProviderKind(manifest.name, kind, (cfg) => new PluginModelProvider(kind, cfg.model, def.create(settingsOf(cfg))));
       done.providers.push(kind);
     },
     registerChannel: (adapter) => {
