@@ -111,6 +111,8 @@ export class UntrustedPluginHost {
     proc.stderr.on('data', (c: string) => (stderr = (stderr + c).slice(-400)));
     const rpc = new JsonRpcChannel(proc.stdin, proc.stdout, (line) => this.noisy(line));
     this.rpc = rpc;
+    /** Why this process is being stopped by us (kept over the exit status for the status line). */
+    let reason: string | undefined;
     proc.onExit((code, signal) => {
       rpc.close(`the plugin process exited (${signal ?? `code ${code}`})`);
       this.noise += rpc.noise;
@@ -118,7 +120,7 @@ export class UntrustedPluginHost {
       this.proc = undefined;
       this.rpc = undefined;
       const tail = stderr.trim() ? `; stderr: ${stderr.trim().slice(-200)}` : '';
-      this.failed(`process exited (${signal ?? `code ${code}`})${tail}`);
+      this.failed(reason ?? `process exited (${signal ?? `code ${code}`})${tail}`);
     });
     try {
       await proc.started;
@@ -133,8 +135,9 @@ export class UntrustedPluginHost {
       this.logger.log(`running (sandboxed), ${this.offered.length} tool(s)`);
     } catch (e) {
       if (this.proc !== proc) return;
+      const tail = stderr.trim() ? `; stderr: ${stderr.trim().slice(-200)}` : '';
+      reason = `initialize failed: ${(e as Error).message}${tail}`;
       proc.stop(200);
-      this.lastError = `initialize failed: ${(e as Error).message}`;
     }
   }
 
