@@ -69,6 +69,18 @@ const CASES = [
     why: 'downward (mcp → tool)',
   },
   {
+    file: 'libs/channel/src/boundary-check.ts',
+    code: "export { PluginService } from '@nestclaw/plugin';",
+    allowed: false,
+    why: 'upward (channel → plugin: plugins register channels, never the reverse)',
+  },
+  {
+    file: 'libs/plugin/src/boundary-check.ts',
+    code: "export { ChannelRegistry } from '@nestclaw/channel';",
+    allowed: true,
+    why: 'downward (plugin → channel)',
+  },
+  {
     file: 'libs/agent/src/boundary-check.ts',
     code: "export { ReliableProvider } from '@nestclaw/provider';",
     allowed: true,

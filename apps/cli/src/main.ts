@@ -19,6 +19,7 @@ import { cronCommand } from './commands/cron.command';
 import { approvalsCommand } from './commands/approvals.command';
 import { uiCommand } from './commands/ui.command';
 import { cliCommand } from './commands/cli.command';
+import { pluginsCommand } from './commands/plugins.command';
 
 function version(): string {
   try {
@@ -53,7 +54,8 @@ const program = new Command('nestclaw')
   .addCommand(memoryCommand())
   .addCommand(approvalsCommand())
   .addCommand(uiCommand())
-  .addCommand(cliCommand());
+  .addCommand(cliCommand())
+  .addCommand(pluginsCommand());
 addTokenAdminCommands(program.commands.find((c) => c.name() === 'token')!);
 // `nestclaw <command> --help` lists --config too (addCommand does not copy help settings).
 for (const cmd of program.commands) cmd.configureHelp({ showGlobalOptions: true });

@@ -10,6 +10,8 @@ import { DoctorModule } from '@nestclaw/doctor';
 import { ProviderModule } from '@nestclaw/provider';
 import { ObservabilityModule } from '@nestclaw/observability';
 import { McpModule } from '@nestclaw/mcp';
+import { PluginModule } from '@nestclaw/plugin';
+import { PluginsController } from './plugins/plugins.controller';
 import { MemoryModule } from '@nestclaw/memory';
 import { SecurityModule } from '@nestclaw/security';
 import { ApprovalService, ToolModule } from '@nestclaw/tool';
@@ -82,6 +84,7 @@ export class GatewayModule {
         MemoryModule,
         McpModule,
         CliBridgeModule,
+        PluginModule,
         OpenApiModule,
       ],
       controllers: [
@@ -99,6 +102,7 @@ export class GatewayModule {
         UsageController,
         AgentsController,
         ProvidersController,
+        PluginsController,
         CronController,
         MetricsController,
         MemoryController,

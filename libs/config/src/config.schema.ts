@@ -8,6 +8,7 @@ import { logSchema } from './schema/log.schema';
 import { mcpSchema } from './schema/mcp.schema';
 import { memorySchema } from './schema/memory.schema';
 import { modelsSchema } from './schema/models.schema';
+import { pluginsSchema } from './schema/plugins.schema';
 import { observabilitySchema } from './schema/observability.schema';
 import { promptsSchema } from './schema/prompts.schema';
 import { providersSchema } from './schema/providers.schema';
@@ -27,6 +28,7 @@ export type { MemoryConfig } from './schema/memory.schema';
 export type { CliConfig } from './schema/clis.schema';
 export { CLI_KINDS } from './schema/clis.schema';
 export type { McpServerConfig } from './schema/mcp.schema';
+export type { PluginConfigEntry } from './schema/plugins.schema';
 export type { WebhookConfig } from './schema/webhooks.schema';
 export { PAYLOAD_PLACEHOLDER } from './schema/webhooks.schema';
 
@@ -55,6 +57,7 @@ export const configSchema = z
     clis: clisSchema,
     mcp: mcpSchema,
     webhooks: webhooksSchema,
+    plugins: pluginsSchema,
   })
   .superRefine((c, ctx) => {
     // A binding to an agent that does not exist would only fail when a message arrives.
@@ -112,6 +115,7 @@ export const STATIC_SECTIONS = [
   'clis',
   'mcp',
   'webhooks',
+  'plugins',
 ] as const;
 /** Static sections whose security-sensitive keys (allowlists, approvers, rate limits) also apply after the owner confirms a code. */
 export const CONFIRMABLE_SECTIONS: readonly string[] = ['channels', 'security'];

@@ -30,6 +30,9 @@ export interface DoctorReport {
 /** Health checks shared by `GET /doctor` and `nestclaw doctor`. Secrets are never printed. */
 @Injectable()
 export class DoctorService {
+  /** Checks added by libs above this one (plugins), asked on every run. */
+  private readonly extra: (() => DoctorCheck[])[] = [];
+
   constructor(
     private readonly config: ConfigService,
     private readonly db: DatabaseService,
@@ -38,6 +41,11 @@ export class DoctorService {
     private readonly moduleRef: ModuleRef,
     private readonly cluster: ClusterCheck,
   ) {}
+
+  /** Adds lines from a lib that sits above doctor (plugins: libs/plugin registers its status here). */
+  addChecks(source: () => DoctorCheck[]): void {
+    this.extra.push(source);
+  }
 
   async run(): Promise<DoctorReport> {
     const checks: DoctorCheck[] = [
@@ -49,6 +57,7 @@ export class DoctorService {
       await this.checkSandbox(),
       ...(await this.checkMemory()),
       ...this.checkMcp(),
+      ...this.extra.flatMap((source) => source()),
     ];
     // A probe error may echo what it was sent: no configured secret leaves in the report.
     const secrets = secretValues(this.config.get());

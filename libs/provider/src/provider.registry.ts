@@ -20,6 +20,9 @@ export interface RegisteredModel {
   keyRequired: boolean;
 }
 
+/** Builds a model adapter for a `models.<name>` entry whose provider is `plugin:<id>` (a plugin's). */
+export type ProviderKindFactory = (cfg: ModelConfig) => ModelProvider;
+
 export interface BrokenModel {
   name: string;
   error: string;
@@ -31,6 +34,8 @@ export class ProviderRegistry implements Reconfigurable, OnModuleInit {
   private readonly logger = new Logger('Providers');
   private models = new Map<string, RegisteredModel>();
   private broken: BrokenModel[] = [];
+  /** Provider kinds plugins added (`plugin:<id>`), docs/plugins.md. */
+  private readonly pluginKinds = new Map<string, ProviderKindFactory>();
 
   constructor(private readonly config: ConfigService) {
     this.build(config.get());
@@ -44,6 +49,28 @@ export class ProviderRegistry implements Reconfigurable, OnModuleInit {
     if (changed.includes('models')) this.build(config);
   }
 
+  /**
+   * Adds a model provider kind (a trusted plugin's `plugin:<id>`) and rebuilds the models, so the
+   * entries that name it become usable; the ReliableProvider reaches them like any other model.
+   */
+  registerKind(kind: string, factory: ProviderKindFactory): void {
+    if (!kind.startsWith('plugin:')) throw new Error(`a plugin's provider kind starts with "plugin:" (got "${kind}")`);
+    this.pluginKinds.set(kind, factory);
+    this.build(this.config.get());
+  }
+
+  /** Removes a plugin's provider kind (the plugin was disabled): models that name it become misconfigured. */
+  unregisterKind(kind: string): void {
+    if (this.pluginKinds.delete(kind)) this.build(this.config.get());
+  }
+
+  private create(cfg: ModelConfig): ModelProvider {
+    if (!cfg.provider.startsWith('plugin:')) return createProvider(cfg);
+    const factory = this.pluginKinds.get(cfg.provider);
+    if (!factory) throw new Error(`provider "${cfg.provider}" is added by a plugin that is not loaded (see nestclaw plugins list)`);
+    return factory(cfg);
+  }
+
   private build(config: NestclawConfig): void {
     const models = new Map<string, RegisteredModel>();
     const broken: BrokenModel[] = [];
@@ -52,12 +79,12 @@ export class ProviderRegistry implements Reconfigurable, OnModuleInit {
         models.set(name, {
           name,
           kind: cfg.kind,
-          provider: createProvider(cfg),
+          provider: this.create(cfg),
           embedder: cfg.kind === 'embedding' ? createEmbeddingProvider(cfg) : undefined,
           config: cfg,
           price: priceFor(cfg.model, cfg.price),
           keySet: !!cfg.api_key,
-          keyRequired: !isLocalProvider(cfg),
+          keyRequired: !isLocalProvider(cfg) && !cfg.provider.startsWith('plugin:'),
         });
       } catch (e) {
         broken.push({ name, error: (e as Error).message });

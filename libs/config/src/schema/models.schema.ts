@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { secret } from './field-types';
-import { isProviderKind, unknownProviderMessage } from './provider-kinds';
+import { isProviderKind, PLUGIN_PROVIDER, unknownProviderMessage } from './provider-kinds';
 
 /** USD per 1M tokens. */
 const priceSchema = z.strictObject({
@@ -20,7 +20,7 @@ const limitsSchema = z.strictObject({
 const modelSchema = z.strictObject({
   provider: z
     .string()
-    .refine(isProviderKind, { error: (issue) => unknownProviderMessage(String(issue.input)) })
+    .refine((p) => isProviderKind(p) || PLUGIN_PROVIDER.test(p), { error: (issue) => unknownProviderMessage(String(issue.input)) })
     .default('openai-compatible'),
   model: z.string().min(1),
   base_url: z.url().optional(),

@@ -20,6 +20,9 @@ export const PROVIDER_KINDS = [
   'ollama',
 ] as const;
 
+/** A model provider a plugin adds (`plugin:<id>`, docs/plugins.md): known only once the plugin has loaded. */
+export const PLUGIN_PROVIDER = /^plugin:[a-z][a-z0-9-]{0,39}$/;
+
 export const isProviderKind = (name: string): boolean => (PROVIDER_KINDS as readonly string[]).includes(name);
 
 /** Names the typo and what it probably meant, so a misspelt provider is not reported later as "no provider configured". */

@@ -59,7 +59,8 @@ export class WorkspaceLocator {
  */
 export function protectHome(home: string): void {
   for (const name of readdirSync(home)) {
-    if (name === 'workspaces') continue;
+    // Workspaces and plugin folders are opened by sandboxed uids (plugins hold code, not secrets).
+    if (name === 'workspaces' || name === 'plugins') continue;
     const p = join(home, name);
     const st = lstatSync(p);
     if (!st.isSymbolicLink() && st.mode & 0o007) chmodSync(p, st.mode & 0o7770);

@@ -1,0 +1,28 @@
+import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { z } from 'zod';
+import { PluginService } from '@nestclaw/plugin';
+import { RequireScope } from '../auth/require-scope.decorator';
+import { ZodPipe } from '../http/zod-validation.pipe';
+
+const confirmBody = z.object({ code: z.string().min(4).max(20) });
+
+/**
+ * Plugins (docs/plugins.md): what each is, its state and tools; an untrusted plugin asking for
+ * permissions starts once the owner confirms the code the gateway printed on its terminal.
+ */
+@Controller('v1/plugins')
+@RequireScope('admin')
+export class PluginsController {
+  constructor(private readonly plugins: PluginService) {}
+
+  @Get()
+  list() {
+    return { plugins: this.plugins.status() };
+  }
+
+  @Post(':name/confirm')
+  @HttpCode(200)
+  confirm(@Param('name') name: string, @Body(new ZodPipe(confirmBody)) body: z.output<typeof confirmBody>) {
+    return { plugin: this.plugins.confirm(name, body.code) };
+  }
+}

@@ -1,0 +1,188 @@
+import { Injectable, Logger, OnApplicationShutdown, OnModuleInit, Optional } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { randomInt } from 'node:crypto';
+import { ChannelRegistry } from '@nestclaw/channel';
+import { NestclawError } from '@nestclaw/common';
+import { ConfigService } from '@nestclaw/config';
+import { DoctorService } from '@nestclaw/doctor';
+import { ProviderRegistry } from '@nestclaw/provider';
+import { ToolRegistry } from '@nestclaw/tool';
+import { PluginGrantsStore } from './confirmation/plugin-grants.store';
+import { DiscoveredPlugin, discoverPlugins } from './discovery/plugin.discovery';
+import { asksForPermissions } from './manifest/plugin-manifest.schema';
+import { pluginChecks } from './plugin.checks';
+import { foundStatus, PluginStatus } from './plugin-status';
+import { PluginToolSource } from './plugin-tool.source';
+import { loadTrustedPlugin, TrustedContributions } from './trusted/trusted-plugin.loader';
+import { UntrustedPluginHost } from './untrusted/untrusted-plugin.host';
+
+const CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
+const CONFIRM_TTL_MS = 10 * 60_000;
+
+interface Pending {
+  code: string;
+  expiresAt: number;
+  wrong: number;
+}
+
+/**
+ * The plugins (docs/plugins.md): finds them at start, loads the trusted ones the owner marked in
+ * this process and starts the untrusted ones as sandboxed children, once the owner confirmed the
+ * permissions they ask for. Their tools reach agents through the tool registry, their providers
+ * through the provider registry, their channels through the channel registry. A plugin that fails
+ * is listed with its reason; the gateway goes on.
+ */
+@Injectable()
+export class PluginService implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger('Plugins');
+  private readonly source = new PluginToolSource();
+  private plugins: DiscoveredPlugin[] = [];
+  private readonly loaded = new Map<string, TrustedContributions>();
+  private readonly failures = new Map<string, string>();
+  private readonly hosts = new Map<string, UntrustedPluginHost>();
+  private readonly pending = new Map<string, Pending>();
+  /** Provider kind (`plugin:<id>`) → the plugin that added it. */
+  private readonly providerKinds = new Map<string, string>();
+  private grants!: PluginGrantsStore;
+
+  constructor(
+    private readonly config: ConfigService,
+    private readonly tools: ToolRegistry,
+    private readonly providers: ProviderRegistry,
+    private readonly moduleRef: ModuleRef,
+    @Optional() private readonly doctor?: DoctorService,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    const home = this.config.home;
+    this.grants = PluginGrantsStore.inHome(home);
+    this.plugins = discoverPlugins(home, this.config.get().plugins);
+    this.doctor?.addChecks(() => pluginChecks(this.status()));
+    if (!this.plugins.length) return;
+    this.tools.addSource(this.source);
+    for (const p of this.plugins) {
+      if (p.error) this.logger.error(`plugin ${p.name} is not usable: ${p.error}`);
+      if (p.error || !p.enabled || !p.manifest) continue;
+      if (p.manifest.track === 'trusted') await this.loadTrusted(p);
+      else this.startUntrusted(p);
+    }
+  }
+
+  onApplicationShutdown(): void {
+    for (const host of this.hosts.values()) host.stop();
+  }
+
+  status(): PluginStatus[] {
+    return this.plugins.map((p) => {
+      const s = foundStatus(p);
+      if (s.state !== 'found') return s;
+      const failure = this.failures.get(p.name);
+      if (failure) return { ...s, state: 'failed', error: failure };
+      const loaded = this.loaded.get(p.name);
+      if (loaded) return { ...s, state: 'loaded', tools: loaded.tools };
+      const host = this.hosts.get(p.name);
+      if (host) {
+        const h = host.status();
+        return { ...s, state: h.state, tools: h.tools, restarts: h.restarts, ...(h.error ? { error: h.error } : {}) };
+      }
+      if (this.pending.has(p.name)) return { ...s, state: 'awaiting-confirmation' };
+      return s;
+    });
+  }
+
+  /**
+   * The owner's confirmation of an untrusted plugin's permissions, with the code the gateway printed
+   * on its terminal: stored (a restart does not ask again until the manifest asks for other
+   * permissions) and the plugin starts now.
+   */
+  confirm(name: string, code: string): PluginStatus {
+    const p = this.plugins.find((x) => x.name === name && x.manifest && !x.error);
+    const pending = this.pending.get(name);
+    if (!p || !pending || pending.expiresAt < Date.now()) {
+      throw new NestclawError(
+        'not_found',
+        `no plugin "${name}" is waiting for confirmation (the gateway prints a new code at its next start)`,
+      );
+    }
+    if (code.replace(/[\s-]/g, '').toUpperCase() !== pending.code) {
+      // Five wrong guesses void the code; a restart prints a new one.
+      if (++pending.wrong >= 5) this.pending.delete(name);
+      throw new NestclawError('unauthorized', 'Wrong or expired confirmation code');
+    }
+    this.pending.delete(name);
+    this.grants.grant(name, p.manifest!.permissions);
+    this.logger.log(`the owner confirmed plugin ${name}'s permissions`);
+    this.startUntrusted(p);
+    return this.status().find((s) => s.name === name)!;
+  }
+
+  private async loadTrusted(p: DiscoveredPlugin): Promise<void> {
+    if (!p.trusted) {
+      this.logger.warn(`plugin ${p.name} asks to run inside the gateway; not loaded until the owner marks it trusted`);
+      return;
+    }
+    try {
+      const done = await loadTrustedPlugin(p, {
+        setTools: (plugin, tools) => this.source.set(plugin, tools),
+        toolOwner: (tool) => this.source.owner(tool),
+        providerOwner: (kind) => this.providerKinds.get(kind),
+        registerProviderKind: (plugin, kind, create) => {
+          this.providerKinds.set(kind, plugin);
+          this.providers.registerKind(kind, create);
+        },
+        unregisterProviderKind: (kind) => {
+          this.providerKinds.delete(kind);
+          this.providers.unregisterKind(kind);
+        },
+        registerChannel: this.channels() ? (adapter) => this.channels()!.register(adapter) : undefined,
+      });
+      this.loaded.set(p.name, done);
+      this.logger.log(
+        `loaded trusted plugin ${p.name} ${p.manifest!.version} in-process (tools: ${done.tools.join(', ') || 'none'}; providers: ${done.providers.join(', ') || 'none'}; channels: ${done.channels.join(', ') || 'none'})`,
+      );
+    } catch (e) {
+      const why = (e as Error)?.message ?? String(e);
+      this.failures.set(p.name, why);
+      this.logger.error(`trusted plugin ${p.name} failed to load: ${why}`);
+    }
+  }
+
+  private startUntrusted(p: DiscoveredPlugin): void {
+    const m = p.manifest!;
+    if (asksForPermissions(m.permissions) && !this.grants.granted(m.name, m.permissions)) {
+      this.askConfirmation(p);
+      return;
+    }
+    const host = new UntrustedPluginHost(p, this.config.home, (tools) => this.source.set(m.name, tools));
+    this.hosts.set(m.name, host);
+    host.start();
+  }
+
+  private askConfirmation(p: DiscoveredPlugin): void {
+    const m = p.manifest!;
+    let code = '';
+    for (let i = 0; i < 8; i++) code += CODE_ALPHABET[randomInt(CODE_ALPHABET.length)];
+    this.pending.set(m.name, { code, expiresAt: Date.now() + CONFIRM_TTL_MS, wrong: 0 });
+    const asks = [
+      m.permissions.network ? 'network' : '',
+      m.permissions.shell ? 'shell' : '',
+      ...m.permissions.fs.map((g) => `${g.mode === 'rw' ? 'read-write' : 'read-only'} ${g.path}`),
+    ].filter(Boolean);
+    // Straight to stdout, never through the logger (logs may be shipped elsewhere): only the owner at this terminal sees it.
+    process.stdout.write(
+      `\nnestclaw: plugin ${m.name} ${m.version} (untrusted, ${p.dir}) asks for: ${asks.join('; ')}.\n` +
+        `It does NOT start until confirmed within 10 minutes with code ${code}:\n` +
+        `  nestclaw plugins confirm ${m.name} ${code}\n` +
+        `  (or POST /v1/plugins/${m.name}/confirm {"code": "${code}"})\n\n`,
+    );
+    this.logger.warn(`plugin ${m.name} asks for permissions (${asks.join('; ')}); waiting for the owner's confirmation`);
+  }
+
+  private channels(): ChannelRegistry | undefined {
+    try {
+      return this.moduleRef.get(ChannelRegistry, { strict: false });
+    } catch {
+      return undefined;
+    }
+  }
+}
