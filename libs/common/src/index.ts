@@ -6,3 +6,4 @@ export * from './token-count';
 export * from './failure-throttle';
 export * from './confined-file.reader';
 export * from './free-port';
+export * from './without-nul';

@@ -1,3 +1,4 @@
+import { withoutNul } from '@nestclaw/common';
 import { escapeLiteral } from 'pg';
 
 export type SqlValue = string | number | boolean | null | undefined;
@@ -14,7 +15,7 @@ export function sqlLiteral(value: SqlValue): string {
     if (!Number.isFinite(value)) throw new TypeError(`sqlLiteral: ${value} is not a finite number`);
     return String(value);
   }
-  if (typeof value === 'string') return escapeLiteral(value.split('\u0000').join(''));
+  if (typeof value === 'string') return escapeLiteral(withoutNul(value));
   throw new TypeError(`sqlLiteral: cannot write a ${typeof value} as SQL`);
 }
 

@@ -1,3 +1,4 @@
+import { withoutNul } from '@nestclaw/common';
 import { Injectable } from '@nestjs/common';
 import type { AgentConfig } from '@nestclaw/config';
 import { recordToolRefusal, startToolRun } from '@nestclaw/observability';
@@ -136,7 +137,7 @@ export class ToolInvoker {
     }
     // PostgreSQL's text columns refuse U+0000, which a tool's output may hold (an MCP server's answer, a
     // binary file printed): kept, it failed the whole turn when the transcript was written.
-    let output = this.rules.redact(call.tool.name, result.output.split('\0').join(''));
+    let output = this.rules.redact(call.tool.name, withoutNul(result.output));
     output = await this.hooks.postToolUse({ ctx, tool: call.tool.name, input: call.input, output, isError: result.isError });
     result = { output: capOutput(output), isError: result.isError };
     telemetry.end(result);

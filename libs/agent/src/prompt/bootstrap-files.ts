@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { closeSync, existsSync, fchownSync, mkdirSync, openSync, statSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileStamp, readConfinedFile } from '@nestclaw/common';
+import { fileStamp, readConfinedFile, withoutNul } from '@nestclaw/common';
 import type { AgentConfig } from '@nestclaw/config';
 import { WorkspaceLocator } from '@nestclaw/tool';
 import { BOOTSTRAP_FILES, BOOTSTRAP_MARKER, BOOTSTRAP_TEMPLATES, BootstrapFileName } from './bootstrap-templates';
@@ -109,7 +109,7 @@ export class BootstrapFiles {
     if (r.ok) {
       const { head, tail, omittedBytes } = r.file;
       // No separator: the junction falls in the middle that truncateHeadTail cuts (it keeps less head and tail than was read).
-      content = { text: (head + tail).replace(/\0/g, ''), omitted: omittedBytes };
+      content = { text: withoutNul(head + tail), omitted: omittedBytes };
     } else {
       content = { text: '', omitted: 0, ...(r.missing ? {} : { refused: r.reason }) };
       if (!r.missing && hit?.refused !== r.reason) this.logger.warn(`not reading ${path} into the prompt: ${r.reason}`);

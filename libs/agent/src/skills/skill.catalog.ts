@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { accessSync, constants, readdirSync, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { fileStamp, readConfinedFile } from '@nestclaw/common';
+import { fileStamp, readConfinedFile, withoutNul } from '@nestclaw/common';
 import { ConfigService } from '@nestclaw/config';
 import { WorkspaceLocator } from '@nestclaw/tool';
 import { BUILTIN_SKILLS } from './builtin-skills';
@@ -131,7 +131,7 @@ export class SkillCatalog {
     } else if (read.file.size > MAX_SKILL_BYTES) {
       skill = { invalid: `larger than ${MAX_SKILL_BYTES} bytes` };
     } else {
-      const body = read.file.head.replace(/\0/g, '');
+      const body = withoutNul(read.file.head);
       const parsed = parseSkillFile(body);
       skill = parsed.ok ? { ...this.fromMeta(parsed.meta.name ?? folder, parsed.meta, body), source, path } : { invalid: parsed.error };
     }

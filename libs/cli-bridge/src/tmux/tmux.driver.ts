@@ -1,5 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ConfigService } from '@nestclaw/config';
 
 /** nestclaw's own tmux server (`tmux -L nestclaw`): its sessions are ours, and a user's tmux is never touched. */
@@ -42,11 +45,35 @@ export class TmuxDriver {
   }
 
   async create(s: NewTmuxSession): Promise<void> {
-    const env = Object.entries(s.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
+    // The CLI's env holds secrets (clis.<name>.env), and a process's arguments are world-readable
+    // (/proc/<pid>/cmdline, ps) — the tmux server keeps the argv of the client that started it. So the
+    // env goes in a 0600 file in a 0700 directory that a shell in the pane reads, deletes, then execs
+    // the CLI: no value is ever an argument. Not set with -e or set-environment either: the first
+    // client's environment becomes the server's global one, which every later session (another CLI)
+    // inherits, so only the pane's own shell may see it.
+    const dir = mkdtempSync(join(tmpdir(), 'nestclaw-cli-env-'));
+    const file = join(dir, 'env');
+    writeFileSync(file, envFile(s.env), { mode: 0o600 });
     // A wide pane keeps lines from wrapping; -u: the CLI's UTF-8 (Chinese, spinners) is kept as written.
-    // The CLI's env goes in by -e only: the client that starts the tmux server hands its own environment
-    // to the server as the global one, which every later session (another CLI) inherits.
-    await this.run(['new-session', '-d', '-s', s.name, '-c', s.dir, '-x', '200', '-y', '50', ...env, '--', s.command, ...s.args]);
+    await this.run([
+      'new-session',
+      '-d',
+      '-s',
+      s.name,
+      '-c',
+      s.dir,
+      '-x',
+      '200',
+      '-y',
+      '50',
+      '--',
+      ...launcher(file, dir),
+      s.command,
+      ...s.args,
+    ]).catch((e: unknown) => {
+      rmSync(dir, { recursive: true, force: true });
+      throw e;
+    });
     // A crashed CLI's session ends with it (has-session then fails): that is how death is seen.
     await this.run(['set-option', '-t', exact(s.name), 'remain-on-exit', 'off']).catch(() => undefined);
   }
@@ -95,6 +122,17 @@ export class TmuxDriver {
       if (stdin !== undefined) child.stdin?.end(stdin);
     });
   }
+}
+
+/** `set -a` exports every assignment the file makes; the file and its directory are gone before the CLI starts. */
+const LAUNCH = 'set -a && . "$1" && set +a && rm -rf -- "$2" && shift 2 && exec "$@"';
+const launcher = (file: string, dir: string) => ['/bin/sh', '-c', LAUNCH, 'nestclaw-cli', file, dir];
+
+/** `NAME='value'` lines for sh; names are checked by the config schema, values single-quoted (`'` as `'\''`). */
+function envFile(env: Record<string, string>): string {
+  return Object.entries(env)
+    .map(([k, v]) => `${k}='${v.replaceAll("'", "'\\''")}'\n`)
+    .join('');
 }
 
 /** `=name` matches the session exactly (`nestclaw-x-1` must not find `nestclaw-x-10`). */
