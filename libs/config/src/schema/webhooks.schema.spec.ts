@@ -10,6 +10,7 @@ describe('webhooks: config', () => {
       alerts: {
         secret,
         signature_header: 'x-nestclaw-signature',
+        timestamp_header: 'x-nestclaw-timestamp',
         delivery_header: 'x-nestclaw-delivery',
         agent: 'default',
         template: 'A webhook delivered this payload:\n\n{{payload}}',
