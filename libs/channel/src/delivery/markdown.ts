@@ -75,14 +75,18 @@ export function telegramHtmlToText(html: string): string {
 
 export function toDiscordMarkdown(markdown: string): string {
   // A model must never ping a whole server; a zero-width space defuses the mention.
+  return outsideCodeFences(markdown, (line) => line.replace(/@(everyone|here)/g, '@\u200b$1').replace(/^#{4,6}\s+(.*)$/, '**$1**'));
+}
+
+/** Applies `change` to each line outside fenced code blocks (the fence lines included as code), line endings made `\n`. */
+function outsideCodeFences(markdown: string, change: (line: string) => string): string {
   let inFence = false;
   return markdown
     .replace(/\r\n?/g, '\n')
     .split('\n')
     .map((line) => {
       if (/^\s{0,3}(`{3,}|~{3,})/.test(line)) inFence = !inFence;
-      if (inFence) return line;
-      return line.replace(/@(everyone|here)/g, '@\u200b$1').replace(/^#{4,6}\s+(.*)$/, '**$1**');
+      return inFence ? line : change(line);
     })
     .join('\n');
 }
@@ -92,15 +96,7 @@ export function toDiscordMarkdown(markdown: string): string {
  * `<at …>` tag would notify people (`<at id=all></at>` pings the whole group): it is shown literally.
  */
 export function toFeishuMarkdown(markdown: string): string {
-  let inFence = false;
-  return markdown
-    .replace(/\r\n?/g, '\n')
-    .split('\n')
-    .map((line) => {
-      if (/^\s{0,3}(`{3,}|~{3,})/.test(line)) inFence = !inFence;
-      return inFence ? line : defuseFeishuTags(line);
-    })
-    .join('\n');
+  return outsideCodeFences(markdown, defuseFeishuTags);
 }
 
 /** Card markdown's own tags (`<at>`, `<font>`, `<text_tag>`, …) shown as text, never acted on. */

@@ -1,18 +1,14 @@
-import { existsSync, lstatSync, readlinkSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { SANDBOX_WORKSPACE } from '../workspace/workspace';
 import { SANDBOX_UID } from '../workspace/workspace.locator';
 import { CgroupLimits } from './cgroup.limits';
+import { SANDBOX_PATH, sandboxBaseArgs } from './sandbox-base.args';
 import { runProcess } from './process.runner';
 import { SandboxedFileOps } from './sandboxed-file-ops';
 import type { DirEntry, ExecRequest, ExecResult, ExecutorProbe, FileRequest, ToolExecutor } from './tool-executor.port';
 
-const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib64', '/lib32', '/libx32'];
-const ETC_FILES = ['/etc/alternatives', '/etc/ld.so.cache', '/etc/localtime'];
-const NET_ETC_FILES = ['/etc/resolv.conf', '/etc/hosts', '/etc/nsswitch.conf', '/etc/ssl', '/etc/ca-certificates'];
-const SANDBOX_PATH = '/usr/local/bin:/usr/bin:/bin';
 const DEFAULT_MAX_FILE_BYTES = 256 * 1024 * 1024;
-const TMP_BYTES = 64 * 1024 * 1024;
 
 /**
  * Linux namespaces through bubblewrap: every namespace unshared (no network unless allowed), system
@@ -49,18 +45,7 @@ export class BubblewrapExecutor implements ToolExecutor {
 
   /** The bwrap command line for a request (exposed for tests and the doctor). */
   bwrapArgs(req: ExecRequest): string[] {
-    const a = ['--unshare-all'];
-    if (req.network) a.push('--share-net');
-    a.push('--unshare-user', '--disable-userns', '--die-with-parent', '--new-session');
-    a.push('--uid', String(SANDBOX_UID), '--gid', String(SANDBOX_UID));
-    for (const dir of SYSTEM_DIRS) {
-      if (!existsSync(dir)) continue;
-      if (lstatSync(dir).isSymbolicLink()) a.push('--symlink', readlinkSync(dir), dir);
-      else a.push('--ro-bind', dir, dir);
-    }
-    for (const f of req.network ? [...ETC_FILES, ...NET_ETC_FILES] : ETC_FILES) a.push('--ro-bind-try', f, f);
-    // /tmp is memory: 64 MiB like Docker's, so it cannot be the way around the workspace quota.
-    a.push('--proc', '/proc', '--dev', '/dev', '--size', String(TMP_BYTES), '--tmpfs', '/tmp');
+    const a = sandboxBaseArgs(req.network);
     let cwd = '/tmp';
     if (req.workspace.access !== 'none') {
       a.push(req.workspace.access === 'rw' ? '--bind' : '--ro-bind', req.workspace.hostPath, SANDBOX_WORKSPACE);

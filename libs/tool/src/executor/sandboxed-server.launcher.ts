@@ -1,17 +1,13 @@
-import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { SANDBOX_UID } from '../workspace/workspace.locator';
 import { CgroupLimits } from './cgroup.limits';
+import { SANDBOX_PATH, sandboxBaseArgs } from './sandbox-base.args';
 import { launchServerProcess, ServerProcess } from './server-process.launcher';
 import type { ExecLimits } from './tool-executor.port';
 
-const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib64', '/lib32', '/libx32'];
-const ETC_FILES = ['/etc/alternatives', '/etc/ld.so.cache', '/etc/localtime'];
-const NET_ETC_FILES = ['/etc/resolv.conf', '/etc/hosts', '/etc/nsswitch.conf', '/etc/ssl', '/etc/ca-certificates'];
 /** Masked with /dev/null unless the server may run commands. */
 const SHELLS = ['/bin/sh', '/bin/bash', '/bin/dash', '/bin/zsh', '/usr/bin/sh', '/usr/bin/bash', '/usr/bin/dash', '/usr/bin/zsh'];
-const SANDBOX_PATH = '/usr/local/bin:/usr/bin:/bin';
-const TMP_BYTES = 64 * 1024 * 1024;
 
 export interface SandboxBind {
   hostPath: string;
@@ -45,17 +41,7 @@ export interface SandboxedServer extends ServerProcess {
  * processes and CPU where the host allows it. Stopping it stops everything it started.
  */
 export function launchSandboxedServer(spec: SandboxedServerSpec, bwrapPath = '/usr/bin/bwrap'): SandboxedServer {
-  const a = ['--unshare-all'];
-  if (spec.network) a.push('--share-net');
-  a.push('--unshare-user', '--disable-userns', '--die-with-parent', '--new-session');
-  a.push('--uid', String(SANDBOX_UID), '--gid', String(SANDBOX_UID));
-  for (const dir of SYSTEM_DIRS) {
-    if (!existsSync(dir)) continue;
-    if (lstatSync(dir).isSymbolicLink()) a.push('--symlink', readlinkSync(dir), dir);
-    else a.push('--ro-bind', dir, dir);
-  }
-  for (const f of spec.network ? [...ETC_FILES, ...NET_ETC_FILES] : ETC_FILES) a.push('--ro-bind-try', f, f);
-  a.push('--proc', '/proc', '--dev', '/dev', '--size', String(TMP_BYTES), '--tmpfs', '/tmp');
+  const a = sandboxBaseArgs(spec.network);
   for (const b of spec.binds) a.push(b.mode === 'rw' ? '--bind' : '--ro-bind', b.hostPath, b.path);
   if (!spec.shell) {
     const masked = new Set<string>();
