@@ -223,8 +223,9 @@ describe('POST /api/webhook/:id', () => {
     const answers = {
       // The same bytes and signature under a fresh delivery id: a replay, whatever the id says.
       replayNewId: await refusal(await stamped(captured.ts, randomUUID(), captured.signature)),
-      stale: await refusal(await stamped(now - 301)),
-      future: await refusal(await stamped(now + 301)),
+      // 100 s past the 300 s tolerance each way: `now` was taken seconds ago (now + 301 became fresh after 1 s).
+      stale: await refusal(await stamped(now - 400)),
+      future: await refusal(await stamped(now + 400)),
       missingTimestamp: await refusal(
         await post('stamped', body, { 'x-nestclaw-signature': signatureFor(STAMPED_SECRET, body), 'x-nestclaw-delivery': randomUUID() }),
       ),
