@@ -1,19 +1,15 @@
-import { clientToken, gatewayWsUrl } from './chat/gateway-endpoint';
+import { clientToken, runningGatewayBase } from './chat/gateway-endpoint';
 import { finish, messageOf, note, red } from './cli-output';
 
-/** The gateway's HTTP base (same lookup as `nestclaw chat`). */
-function httpBase(explicit?: string): string {
-  const ws = new URL(gatewayWsUrl(explicit));
-  ws.protocol = ws.protocol === 'wss:' ? 'https:' : 'http:';
-  ws.pathname = ws.pathname.replace(/\/ws$/, '');
-  return ws.toString().replace(/\/+$/, '');
-}
-
-/** One JSON call to the running gateway with the client token; a failure says what to do next. */
+/**
+ * One JSON call to the gateway (`--url`, else the one started from this $NESTCLAW_HOME, else the
+ * configured address) with the client token; a failure says what to do next.
+ */
 export async function call<T>(opts: { url?: string }, path: string, init: { method?: string; json?: unknown } = {}): Promise<T> {
   const { token, tried } = clientToken();
   if (!token) throw new Error(`no gateway token (tried ${tried}); start the gateway once or set NESTCLAW_TOKEN`);
-  const base = httpBase(opts.url);
+  const base = runningGatewayBase(opts.url);
+  if (!base) throw new Error('no gateway to ask: none started from this $NESTCLAW_HOME and the config file is invalid; pass --url');
   let res: Response;
   try {
     res = await fetch(`${base}${path}`, {

@@ -1,8 +1,8 @@
 import { Command } from 'commander';
 import { defaultConfigPath, loadConfig, nestclawHome } from '@nestclaw/config';
 import { listPlugins, PluginStatus } from '@nestclaw/plugin';
-import { clientToken, runningGatewayBase } from '../chat/gateway-endpoint';
 import { dim, finish, green, messageOf, note, out, red, yellow } from '../cli-output';
+import { call, run } from '../gateway-api';
 
 /**
  * `nestclaw plugins list|confirm` (docs/plugins.md). `list` reads the manifests only (no plugin code
@@ -32,7 +32,7 @@ export function pluginsCommand(): Command {
     .argument('<name>', 'the plugin')
     .argument('<code>', 'the code from the gateway terminal')
     .option('-u, --url <url>', 'gateway URL (default: the gateway started from $NESTCLAW_HOME, else server.host/port)')
-    .action(async (name: string, code: string, opts: { url?: string }) => finish(await confirm(name, code, opts.url)));
+    .action((name: string, code: string, opts: { url?: string }) => run(() => confirm(name, code, opts.url))());
   return plugins;
 }
 
@@ -65,26 +65,7 @@ function print(plugins: readonly PluginStatus[]): void {
 }
 
 async function confirm(name: string, code: string, url?: string): Promise<number> {
-  const base = runningGatewayBase(url);
-  const { token, tried } = clientToken();
-  if (!base) return fail('no gateway to ask: none started from this $NESTCLAW_HOME and the config file is invalid; pass --url');
-  if (!token) return fail(`no API token: ${tried} does not exist. Start the gateway once (\`nestclaw start\`) or set NESTCLAW_TOKEN.`);
-  try {
-    const res = await fetch(`${base}/v1/plugins/${encodeURIComponent(name)}/confirm`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ code }),
-    });
-    const body = (await res.json().catch(() => ({}))) as { plugin?: PluginStatus; error?: { message?: string } };
-    if (!res.ok) return fail(body.error?.message ?? `the gateway answered ${res.status}`);
-    out(green(`✔ ${name}: permissions confirmed; ${body.plugin?.state ?? 'starting'}`));
-    return 0;
-  } catch (e) {
-    return fail(`${messageOf(e)}: is \`nestclaw start\` running? (or pass --url)`);
-  }
-}
-
-function fail(message: string): number {
-  note(red(`✖ ${message}`));
-  return 1;
+  const body = await call<{ plugin?: PluginStatus }>({ url }, `/v1/plugins/${encodeURIComponent(name)}/confirm`, { json: { code } });
+  out(green(`✔ ${name}: permissions confirmed; ${body.plugin?.state ?? 'starting'}`));
+  return 0;
 }
