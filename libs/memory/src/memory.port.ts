@@ -1,6 +1,6 @@
-import type { RecallMode, RecallOutcome } from './recall/recall.service';
+import type { RecallMode, RecallOutcome, RecallPlan } from './recall/recall.service';
 import type { TurnIdentity } from './scope/person-scope';
-import type { MemorySource } from './store/memory.types';
+import type { HydratedChunk, MemorySource } from './store/memory.types';
 
 /** Whose memories: a person (see person-scope.ts) with one agent. */
 export interface MemoryScope {
@@ -37,9 +37,25 @@ export interface FinishedTurn {
   assistant: string;
 }
 
+/**
+ * A new turn's recall, planned before its opening statement: that statement reads the candidates
+ * (`recalledChunksSql` with `chunkIds`, `scope`, `agentId`) and `recallFromPlan` turns the rows into the prompt section.
+ */
+export interface TurnRecallPlan {
+  scope: string;
+  agentId: string;
+  /** Empty: nothing matches, nothing to read. */
+  chunkIds: string[];
+  plan: RecallPlan;
+}
+
 /** The small port the agent loop calls around each turn. Never throws, never blocks past its budget. */
 export abstract class TurnMemory {
   abstract personOf(identity: TurnIdentity): string | undefined;
+  /** The recall a new turn's opening statement can read for it, or undefined (then `recallForTurn` does it all). */
+  abstract planRecall(input: Omit<TurnRecallInput, 'history'>): TurnRecallPlan | undefined;
+  /** `recallForTurn` finished from the rows the opening statement read for a plan. */
+  abstract recallFromPlan(plan: TurnRecallPlan, rows: readonly HydratedChunk[], history: TurnRecallInput['history']): string | undefined;
   /** A delimited prompt section with the memories relevant to the message, or undefined. */
   abstract recallForTurn(input: TurnRecallInput): Promise<string | undefined>;
   /** Remembers a finished turn in the background. */

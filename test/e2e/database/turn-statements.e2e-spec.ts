@@ -1,6 +1,8 @@
 import { observeStatements } from '@nestclaw/db';
+import { SECTION_OPEN } from '@nestclaw/memory';
 import { currentLogContext } from '@nestclaw/observability';
 import { eventually } from '../../support/eventually';
+import { searchable } from '../memory/memory-spec.support';
 import { Harness, startHarness } from '../../support/gateway-harness';
 
 /**
@@ -9,8 +11,9 @@ import { Harness, startHarness } from '../../support/gateway-harness';
  * pool client starts while the turn's log context names its session. Not a timing: a count,
  * printed as a list when it is exceeded (docs/architecture.md, "Round trips of a plain turn").
  *
- * - A plain turn: open (with the active summaries), the ledger row (`BEGIN` + INSERT as one
- *   query, then the COMMIT written with the request), close. Issue 22 ended at 11.
+ * - A plain turn: open (with the active summaries, and the recalled memories' rows), the ledger row
+ *   (`BEGIN` + INSERT as one query, then the COMMIT written with the request), close. Issue 22 ended
+ *   at 11. A turn that recalls memories costs the same: the opening statement reads them.
  * - Remembering the turn and storing its answer are batched writes shared by the turns that finish
  *   together, run in their writers' own context: one statement each for an isolated turn (the
  *   remembering was four, in a transaction of its own, per turn).
@@ -43,18 +46,18 @@ describe('the statements of one chat turn', () => {
     });
 
   /** Runs one turn; the statements started in its log context and those started outside any turn meanwhile. */
-  async function countTurn(message: string, modelCalls: number): Promise<{ own: string[]; elsewhere: string[] }> {
+  async function countTurn(message: string, modelCalls: number, session = sessionId): Promise<{ own: string[]; elsewhere: string[] }> {
     const answers = async () => (await h.query<{ n: number }>(`SELECT count(*)::int AS n FROM llm_idempotency`))[0].n;
     const answersBefore = await answers();
     const own: string[] = [];
     const elsewhere: string[] = [];
     observeStatements((text) => {
       const context = currentLogContext()?.sessionId;
-      if (context === sessionId) own.push(oneLine(text));
+      if (context === session) own.push(oneLine(text));
       else if (context === undefined) elsewhere.push(oneLine(text));
       return undefined;
     });
-    const res = await h.api('/v1/chat', { json: { message, sessionId } });
+    const res = await h.api('/v1/chat', { json: { message, sessionId: session } });
     expect(res.status).toBe(200);
     // The remembered row and the stored answer come last: once both are there, every statement of the turn has started.
     await remembered(message);
@@ -78,6 +81,20 @@ describe('the statements of one chat turn', () => {
     check('remembering the turn (batched)', remembering, 1);
     expect(remembering).toHaveLength(1);
     expect(stored).toHaveLength(1);
+  });
+
+  it(`a turn that recalls memories costs the same ${TURN_BUDGET}: the opening statement reads them`, async () => {
+    // "opening the session" was remembered in beforeAll; a session whose history does not hold it recalls it.
+    const other = (await (await h.api('/v1/chat', { json: { message: 'a second conversation' } })).json()) as { sessionId: string };
+    await remembered('a second conversation');
+    await searchable(h, 'opening the session', 'User: opening the session');
+    const requestsBefore = h.llm.requests.length;
+    const { own } = await countTurn('remind me about opening the session', 1, other.sessionId);
+    check('turn with recalled memories', own, TURN_BUDGET);
+    expect(own.length).toBeLessThanOrEqual(TURN_BUDGET);
+    expect(own.some((s) => s.includes('SELECT c.id::text AS "chunkId"'))).toBe(false);
+    const sent = h.llm.requests.slice(requestsBefore).map((r) => JSON.stringify(r.body.messages));
+    expect(sent.some((m) => m.includes(SECTION_OPEN) && m.includes('User: opening the session'))).toBe(true);
   });
 
   it(`a read-only tool step adds at most ${TOOL_STEP_BUDGET}`, async () => {

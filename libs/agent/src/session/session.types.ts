@@ -48,6 +48,8 @@ export interface OpenTurn {
   inboundKey?: string;
   /** This process's replica id: the turn holds the session in its name (one turn per session across replicas). */
   replica: string;
+  /** A new message's recall candidates, read by the same statement (`TurnMemory.planRecall`). */
+  recall?: { chunkIds: string[]; scope: string; agentId: string };
 }
 
 /** Taking a session's hold: taken, or busy with a turn of another (live) replica. */

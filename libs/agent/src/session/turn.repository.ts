@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseService } from '@nestclaw/db';
 import type { AttemptStart, LlmCallRecord, OpenCall } from '@nestclaw/provider';
+import { recalledChunksSql, type HydratedChunk } from '@nestclaw/memory';
 import type { AuditEntry } from '@nestclaw/tool';
 import type { LinkedTurn, OpenTurn, StoredMessage, StoredSummary, TurnProgress } from './session.types';
 import { interruptTakenOver, SessionBusy, takeOrQueue } from './session-hold.repository';
@@ -12,6 +13,8 @@ export interface OpenedTurnRows {
   summaries: StoredSummary[];
   agentId: string;
   created: boolean;
+  /** The chunks of `OpenTurn.recall` as read from the truth (empty without one). */
+  recalled: HydratedChunk[];
 }
 
 /** What `openTurn` answers when another live replica runs a turn of the session, or waits for it first: that replica. */
@@ -106,7 +109,9 @@ export class TurnRepository {
                 FROM messages WHERE session_id = $1 AND EXISTS (SELECT 1 FROM s WHERE s.opened) ORDER BY seq DESC LIMIT $7) h) AS history,
              (SELECT coalesce(json_agg(c ORDER BY c."fromSeq"), '[]'::json) FROM (
                 SELECT id::text AS id, stage, from_seq AS "fromSeq", to_seq AS "toSeq", summary, merged_into::text AS "mergedInto"
-                FROM compactions WHERE session_id = $1 AND merged_into IS NULL AND EXISTS (SELECT 1 FROM s WHERE s.opened)) c) AS summaries`;
+                FROM compactions WHERE session_id = $1 AND merged_into IS NULL AND EXISTS (SELECT 1 FROM s WHERE s.opened)) c) AS summaries,
+             -- The new message's recall candidates (none: $11 is null), read here instead of on a round trip of their own.
+             (SELECT coalesce(json_agg(r), '[]'::json) FROM (${recalledChunksSql('$11', '$12', '$13')}) r) AS recalled`;
     // Named: parsed and planned once per connection instead of on every turn.
     const { rows } = await this.db.query<{
       agent_id: string | null;
@@ -114,6 +119,7 @@ export class TurnRepository {
       created: boolean;
       history: StoredMessage[];
       summaries: StoredSummary[];
+      recalled: HydratedChunk[];
     }>(
       sql,
       [
@@ -127,13 +133,16 @@ export class TurnRepository {
         t.principalId ?? null,
         t.inboundKey ?? null,
         t.replica,
+        t.recall?.chunkIds.length ? t.recall.chunkIds : null,
+        t.recall?.scope ?? null,
+        t.recall?.agentId ?? null,
       ],
       { name: t.create ? 'nestclaw_open_turn_create' : 'nestclaw_open_turn' },
     );
     const row = rows[0];
     if (row?.busy_with) return { busyWith: row.busy_with };
     if (!row?.agent_id) return null;
-    return { history: row.history, summaries: row.summaries, agentId: row.agent_id, created: row.created };
+    return { history: row.history, summaries: row.summaries, agentId: row.agent_id, created: row.created, recalled: row.recalled };
   }
 
   /** Appends transcript rows and call records for a turn, and closes it when `close` is set (releasing the session's hold). */

@@ -72,6 +72,9 @@ export class OpenStage {
     const message = submitted.prompt;
     const turnId = input.turnId ?? randomUUID();
     turnOpened(turnId);
+    const personId = this.memory.personOf(input);
+    // Recall's candidates come from the in-process index now; the opening statement reads them.
+    const recall = this.memory.planRecall({ person: personId, agentId: input.agentId, message });
     // One statement when the session is free; busy on another replica, it waits here for its turn.
     const opened = await this.hold.take(
       sessionId,
@@ -89,6 +92,7 @@ export class OpenStage {
           principalId: input.principalId,
           inboundKey: input.inboundKey,
           replica: this.hold.replica,
+          recall,
         }),
       signal,
     );
@@ -100,12 +104,20 @@ export class OpenStage {
       // A session keeps the agent it was created with.
       agentId: opened.agentId,
       agent: opened.agentId === input.agentId ? agent : this.agents.get(opened.agentId),
-      personId: this.memory.personOf(input),
+      personId,
       channel: input.channel,
       endpointId: input.endpointId,
       ledger: new TurnLedger(this.sessions, sessionId, turnId),
     };
-    return { kind: 'new', turn, message, history: opened.history, summaries: opened.summaries, input };
+    return {
+      kind: 'new',
+      turn,
+      message,
+      history: opened.history,
+      summaries: opened.summaries,
+      input,
+      ...(recall ? { recall: { plan: recall, rows: opened.recalled } } : {}),
+    };
   }
 
   /** A retried inbound message: the stored answer if its turn finished, else the turn again in place of the unfinished one. */

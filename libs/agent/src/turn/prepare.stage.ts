@@ -77,7 +77,11 @@ export class PrepareStage {
     let turnStart = messages.length - current.length;
     if (opened.kind === 'new') {
       // Recalled memories: their own system message after the layered prompt (bounded in time, never throws).
-      const recalled = await this.memory.recallForTurn({ person: turn.personId, agentId, message, history });
+      // Read by the opening statement when it was planned for this agent (a session keeps the agent it was created with).
+      const planned = opened.recall?.plan.agentId === agentId ? opened.recall : undefined;
+      const recalled = planned
+        ? this.memory.recallFromPlan(planned.plan, planned.rows, history)
+        : await this.memory.recallForTurn({ person: turn.personId, agentId, message, history });
       if (recalled) {
         messages.splice(1, 0, { role: 'system', content: recalled });
         turnStart += 1;

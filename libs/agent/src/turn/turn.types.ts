@@ -1,5 +1,6 @@
 import { NestclawError } from '@nestclaw/common';
 import type { AgentConfig } from '@nestclaw/config';
+import type { HydratedChunk, TurnRecallPlan } from '@nestclaw/memory';
 import type { TurnRecording } from '@nestclaw/observability';
 import type { ChatMessage, LlmCallRecord, ToolCall, ToolDefinition } from '@nestclaw/provider';
 import type { Approval, AuditEntry, ToolContext } from '@nestclaw/tool';
@@ -41,7 +42,16 @@ export interface ActiveTurn extends ToolContext {
 /** open's output: a turn to prepare, or one whose answer is already settled. */
 export type OpenedTurn =
   /** A new message (remembered when answered), with the active summaries its opening statement read. */
-  | { kind: 'new'; turn: ActiveTurn; message: string; history: StoredMessage[]; summaries: StoredSummary[]; input: TurnInput }
+  | {
+      kind: 'new';
+      turn: ActiveTurn;
+      message: string;
+      history: StoredMessage[];
+      summaries: StoredSummary[];
+      input: TurnInput;
+      /** Its recall, planned before the opening statement and read by it (prepare finishes it without a round trip). */
+      recall?: { plan: TurnRecallPlan; rows: HydratedChunk[] };
+    }
   /** A retried message run again after a restart, from its first model call. */
   | { kind: 'rerun'; turn: ActiveTurn; message: string; history: StoredMessage[]; input: TurnInput }
   /** A paused turn after its approval, from the step that waited. */

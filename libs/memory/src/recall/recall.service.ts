@@ -55,6 +55,18 @@ interface Candidate {
   score: number;
 }
 
+/** A keyword-only recall before its read from Postgres (`RecallService.plan`). */
+export interface RecallPlan {
+  query: RecallQuery;
+  /** The candidates' chunk ids, best first: what to read (none: nothing to recall, no read needed). */
+  chunkIds: string[];
+  candidates: Candidate[];
+  /** Why a vector or hybrid request runs keyword-only. */
+  fallback?: string;
+  /** CPU time the plan took, added to the recall's recorded duration. */
+  planMs: number;
+}
+
 /**
  * Hybrid recall: BM25 over the shared tokenizer's terms and cosine over vectors, each top-N, fused
  * with RRF (k and per-leg weights from `memory.fusion`). Both legs filter by person and agent inside
@@ -81,34 +93,73 @@ export class RecallService {
     return outcome;
   }
 
+  /**
+   * The keyword-only recall up to its read from Postgres, with no I/O: the candidates to read. Undefined when
+   * the index is not open yet or the vector leg would run (an embedder and vectors): then `recall` does it all.
+   * The turn's opening statement reads the plan's chunks (`recalledChunksSql`), and `finish` ranks them, so a
+   * new turn's recall costs no round trip of its own.
+   */
+  plan(q: RecallQuery): RecallPlan | undefined {
+    if (!this.index.ready) return undefined;
+    const cfg = this.config.get().memory;
+    const requested = q.mode ?? cfg.recall.mode;
+    let fallback: string | undefined;
+    if (requested !== 'keyword') {
+      if (!this.embedder.active()) fallback = 'keyword-only: no embedding model configured';
+      else if (!this.index.version?.dims) fallback = 'keyword-only: the index has no vectors (yet)';
+      else return undefined;
+    }
+    const started = performance.now();
+    const n = Math.max(cfg.fusion.candidates, q.topK * 2);
+    const hits = this.index.keyword(q.scope, q.agentId, queryTerms(q.query), n);
+    const memoryOf = new Map(hits.map((h) => [h.chunkId, h.memoryId]));
+    const fused = fuseRrf([{ ids: hits.map((h) => h.chunkId), weight: cfg.fusion.keyword_weight }], cfg.fusion.k);
+    const head = bestChunkPerMemory(fused, memoryOf).slice(0, q.topK * READ_PER_RESULT);
+    return {
+      query: q,
+      chunkIds: head.map((c) => c.chunkId),
+      candidates: head,
+      ...(fallback ? { fallback } : {}),
+      planMs: performance.now() - started,
+    };
+  }
+
+  /** A plan's candidates as read from Postgres → ranked results (recorded like any recall). */
+  finish(plan: RecallPlan, rows: readonly HydratedChunk[]): RecallOutcome {
+    const started = performance.now();
+    const results = ranked(plan.query, plan.candidates, rows);
+    const outcome: RecallOutcome = { results, mode: 'keyword', ...(plan.fallback ? { fallback: plan.fallback } : {}) };
+    recordMemoryRecall('keyword', (plan.planMs + performance.now() - started) / 1000, results.length);
+    return outcome;
+  }
+
   private async run(q: RecallQuery): Promise<RecallOutcome> {
+    // The first search after start-up opens the index (LanceDB is not loaded before).
+    await this.index.load();
     const cfg = this.config.get().memory;
     const requested = q.mode ?? cfg.recall.mode;
     const n = Math.max(cfg.fusion.candidates, q.topK * 2);
     const terms = queryTerms(q.query);
-    // The first search after start-up opens the index (LanceDB is not loaded before).
-    await this.index.load();
     if (!this.index.ready) return this.degraded(q, terms, n, requested);
-    let fallback: string | undefined;
-    const wantVector = requested !== 'keyword';
-    if (wantVector) {
-      if (!this.embedder.active()) fallback = 'keyword-only: no embedding model configured';
-      else if (!this.index.version?.dims) fallback = 'keyword-only: the index has no vectors (yet)';
+    const plan = this.plan(q);
+    if (plan) {
+      const rows = await this.memories.hydrate(plan.chunkIds, q.scope, q.agentId);
+      const results = ranked(q, plan.candidates, rows);
+      return { results, mode: 'keyword', ...(plan.fallback ? { fallback: plan.fallback } : {}) };
     }
-    // The keyword leg is in-process and synchronous.
+    // The vector leg runs (an embedder and vectors); the keyword leg is in-process and synchronous.
+    let fallback: string | undefined;
     let keywordHits = requested !== 'vector' ? this.index.keyword(q.scope, q.agentId, terms, n) : [];
     let vectorHits: KeywordHit[] = [];
-    if (wantVector && !fallback) {
-      const embedded = await this.embedder.embedQuery(q.query, q.embeddingBudgetMs ?? cfg.embedding_timeout);
-      if (embedded.vector) {
-        try {
-          vectorHits = await this.index.vector(q.scope, q.agentId, embedded.vector, n);
-        } catch (e) {
-          fallback = `keyword-only: vector search failed (${(e as Error).message})`;
-        }
-      } else {
-        fallback = `keyword-only: ${embedded.error}`;
+    const embedded = await this.embedder.embedQuery(q.query, q.embeddingBudgetMs ?? cfg.embedding_timeout);
+    if (embedded.vector) {
+      try {
+        vectorHits = await this.index.vector(q.scope, q.agentId, embedded.vector, n);
+      } catch (e) {
+        fallback = `keyword-only: vector search failed (${(e as Error).message})`;
       }
+    } else {
+      fallback = `keyword-only: ${embedded.error}`;
     }
     const mode: RecallMode = fallback ? 'keyword' : requested;
     // A vector request whose vector leg failed still answers, from keywords.
@@ -119,29 +170,13 @@ export class RecallService {
     const memoryOf = new Map<string, string>();
     for (const h of keywordHits) memoryOf.set(h.chunkId, h.memoryId);
     for (const h of vectorHits) memoryOf.set(h.chunkId, h.memoryId);
-    const candidates = bestChunkPerMemory(fuseRrf(legs, cfg.fusion.k), memoryOf);
-    const results = await this.fromPostgres(q, candidates);
-    return { results, mode, ...(fallback && requested !== 'keyword' ? { fallback } : {}) };
-  }
-
-  /**
-   * Candidates → results: the best `READ_PER_RESULT × topK` are read from Postgres (the truth: a
-   * forgotten memory is gone, a superseded one ranks below its replacement), re-sorted, cut to top-K.
-   */
-  private async fromPostgres(q: RecallQuery, candidates: Candidate[]): Promise<RecallHit[]> {
-    const head = candidates.slice(0, q.topK * READ_PER_RESULT);
-    if (!head.length) return [];
+    const candidates = bestChunkPerMemory(fuseRrf(legs, cfg.fusion.k), memoryOf).slice(0, q.topK * READ_PER_RESULT);
     const rows = await this.memories.hydrate(
-      head.map((c) => c.chunkId),
+      candidates.map((c) => c.chunkId),
       q.scope,
       q.agentId,
     );
-    const byChunk = new Map(rows.map((r) => [r.chunkId, r]));
-    return head
-      .filter((c) => byChunk.has(c.chunkId))
-      .map((c) => toHit(byChunk.get(c.chunkId)!, c.score))
-      .sort((a, b) => b.score - a.score || b.createdAt.localeCompare(a.createdAt))
-      .slice(0, q.topK);
+    return { results: ranked(q, candidates, rows), mode, ...(fallback && requested !== 'keyword' ? { fallback } : {}) };
   }
 
   /** No index yet (first build running): keywords straight from Postgres, slower but working. */
@@ -163,6 +198,19 @@ export class RecallService {
       ...(requested !== 'keyword' ? { fallback: 'keyword-only: the memory index is being built' } : {}),
     };
   }
+}
+
+/**
+ * Candidates → results: the best `READ_PER_RESULT × topK` as read from Postgres (the truth: a forgotten memory
+ * is gone, a superseded one ranks below its replacement), re-sorted, cut to top-K.
+ */
+function ranked(q: RecallQuery, candidates: readonly Candidate[], rows: readonly HydratedChunk[]): RecallHit[] {
+  const byChunk = new Map(rows.map((r) => [r.chunkId, r]));
+  return candidates
+    .filter((c) => byChunk.has(c.chunkId))
+    .map((c) => toHit(byChunk.get(c.chunkId)!, c.score))
+    .sort((a, b) => b.score - a.score || b.createdAt.localeCompare(a.createdAt))
+    .slice(0, q.topK);
 }
 
 /** A Postgres row as a recall result. */

@@ -1,8 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestclaw/config';
-import { FinishedTurn, TurnMemory, TurnRecallInput } from '../memory.port';
+import { FinishedTurn, TurnMemory, TurnRecallInput, TurnRecallPlan } from '../memory.port';
 import { personOf, TurnIdentity } from '../scope/person-scope';
 import { MemoryService } from '../store/memory.service';
+import type { HydratedChunk } from '../store/memory.types';
 import { memorySection, notInHistory } from './prompt-section';
 import { RecallService } from './recall.service';
 
@@ -29,6 +30,30 @@ export class TurnMemoryService extends TurnMemory {
 
   personOf(identity: TurnIdentity): string | undefined {
     return personOf(identity, this.config.get().session.identity_links);
+  }
+
+  planRecall(input: Omit<TurnRecallInput, 'history'>): TurnRecallPlan | undefined {
+    const cfg = this.config.get().memory;
+    if (!cfg.enabled || !input.person || !input.message.trim()) return undefined;
+    try {
+      const plan = this.recall.plan({ scope: input.person, agentId: input.agentId, query: input.message, topK: cfg.recall.top_k * 2 });
+      return plan && { scope: input.person, agentId: input.agentId, chunkIds: plan.chunkIds, plan };
+    } catch (e) {
+      this.noteFallback(`recall failed: ${(e as Error).message}`);
+      return undefined;
+    }
+  }
+
+  recallFromPlan(plan: TurnRecallPlan, rows: readonly HydratedChunk[], history: TurnRecallInput['history']): string | undefined {
+    const cfg = this.config.get().memory;
+    try {
+      const outcome = this.recall.finish(plan.plan, rows);
+      if (outcome.fallback) this.noteFallback(outcome.fallback);
+      return memorySection(notInHistory(outcome.results, history).slice(0, cfg.recall.top_k), cfg.recall.max_tokens);
+    } catch (e) {
+      this.noteFallback(`recall failed: ${(e as Error).message}`);
+      return undefined;
+    }
   }
 
   async recallForTurn(input: TurnRecallInput): Promise<string | undefined> {
