@@ -59,6 +59,8 @@ import { RetentionRepository } from './operations/retention.repository';
 import { RetentionService } from './operations/retention.service';
 import { SpendService } from './operations/spend.service';
 import { WebhookController } from './webhooks/webhook.controller';
+import { GatewayDoctorChecks } from './health/gateway-doctor.checks';
+import { PluginChannels } from './plugins/plugin-channels';
 
 /** Composition root of the gateway process: transport lives here, everything else in libs/. */
 @Module({})
@@ -120,6 +122,8 @@ export class GatewayModule {
         { provide: APP_PIPE, useClass: InputHygienePipe },
         { provide: APP_INTERCEPTOR, useClass: TraceInterceptor },
         TelemetryWiring,
+        GatewayDoctorChecks,
+        PluginChannels,
         SpendService,
         RetentionService,
         RetentionRepository,

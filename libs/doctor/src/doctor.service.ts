@@ -1,16 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { isNestclawError } from '@nestclaw/common';
 import { ConfigService, loadConfig, redactSecrets, secretValues } from '@nestclaw/config';
 import { DatabaseService } from '@nestclaw/db';
 import { ModelStatus, ProviderStatusService } from '@nestclaw/provider';
-import { McpService } from '@nestclaw/mcp';
-import { MemoryStatusService } from '@nestclaw/memory';
 import { ExecutorSelector } from '@nestclaw/tool';
 import { ClusterCheck } from './cluster.check';
-import { mcpChecks } from './mcp.check';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -30,20 +26,22 @@ export interface DoctorReport {
 /** Health checks shared by `GET /doctor` and `nestclaw doctor`. Secrets are never printed. */
 @Injectable()
 export class DoctorService {
-  /** Checks added by libs above this one (plugins), asked on every run. */
-  private readonly extra: (() => DoctorCheck[])[] = [];
+  /**
+   * Checks of parts that run only in the gateway (plugins, MCP servers, the memory index), added by whoever
+   * builds them (libs/plugin; apps/gateway's GatewayDoctorChecks), asked on every run in the order added.
+   */
+  private readonly extra: (() => DoctorCheck[] | Promise<DoctorCheck[]>)[] = [];
 
   constructor(
     private readonly config: ConfigService,
     private readonly db: DatabaseService,
     private readonly providers: ProviderStatusService,
     private readonly sandbox: ExecutorSelector,
-    private readonly moduleRef: ModuleRef,
     private readonly cluster: ClusterCheck,
   ) {}
 
-  /** Adds lines from a lib that sits above doctor (plugins: libs/plugin registers its status here). */
-  addChecks(source: () => DoctorCheck[]): void {
+  /** Adds lines from a part the CLI's doctor does not run (see `extra`). */
+  addChecks(source: () => DoctorCheck[] | Promise<DoctorCheck[]>): void {
     this.extra.push(source);
   }
 
@@ -55,9 +53,7 @@ export class DoctorService {
       ...(await this.checkProviders()),
       this.checkTokenFile(),
       await this.checkSandbox(),
-      ...(await this.checkMemory()),
-      ...this.checkMcp(),
-      ...this.extra.flatMap((source) => source()),
+      ...(await Promise.all(this.extra.map((source) => source()))).flat(),
     ];
     // A probe error may echo what it was sent: no configured secret leaves in the report.
     const secrets = secretValues(this.config.get());
@@ -67,55 +63,6 @@ export class DoctorService {
       ...(c.fix ? { fix: redactSecrets(c.fix, secrets) } : {}),
     });
     return { ok: checks.every((c) => c.status !== 'fail'), checks: checks.map(scrub) };
-  }
-
-  /** Only where MCP servers run (the gateway); the CLI's doctor starts none. */
-  private checkMcp(): DoctorCheck[] {
-    try {
-      return mcpChecks(this.moduleRef.get(McpService, { strict: false }).status());
-    } catch {
-      return [];
-    }
-  }
-
-  /** Only where the memory module runs (the gateway); the CLI's doctor does not open the index. */
-  private async checkMemory(): Promise<DoctorCheck[]> {
-    let memory: MemoryStatusService;
-    try {
-      memory = this.moduleRef.get(MemoryStatusService, { strict: false });
-    } catch {
-      return [];
-    }
-    try {
-      const s = await memory.status();
-      const checks: DoctorCheck[] = [
-        {
-          name: 'memory',
-          status: s.index.ready ? 'ok' : 'warn',
-          message: `${s.mode}; ${s.memories} memories, ${s.indexedChunks}/${s.chunks} chunks indexed, queue ${s.queue.pending} pending${
-            s.reindex.state === 'running' ? `, rebuilding ${s.reindex.done}/${s.reindex.total}` : ''
-          }`,
-          ...(s.index.ready ? {} : { fix: 'the index is being built from the database; recall uses Postgres meanwhile' }),
-        },
-      ];
-      if (s.mode === 'keyword-only' && s.embedding.model)
-        checks.push({
-          name: 'memory embeddings',
-          status: 'warn',
-          message: `keyword-only: ${s.embedding.lastError?.message ?? 'index has no vectors yet'}`,
-          fix: 'check the embedding model in `nestclaw doctor` providers',
-        });
-      if (s.queue.parked > 0)
-        checks.push({
-          name: 'memory queue',
-          status: 'warn',
-          message: `${s.queue.parked} index_queue entr${s.queue.parked === 1 ? 'y' : 'ies'} parked after repeated failures: ${s.parked.map((p) => `${p.memoryId} (${p.lastError ?? 'no error'})`).join('; ')}`,
-          fix: 'fix the cause, then run `nestclaw memory reindex` (it retries parked entries)',
-        });
-      return checks;
-    } catch (e) {
-      return [{ name: 'memory', status: 'warn', message: `status unavailable: ${(e as Error).message}` }];
-    }
   }
 
   /**

@@ -1,7 +1,6 @@
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit, Optional } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
 import { randomInt } from 'node:crypto';
-import { ChannelRegistry } from '@nestclaw/channel';
+import type { ChannelAdapter } from '@nestclaw/channel';
 import { NestclawError } from '@nestclaw/common';
 import { ConfigService } from '@nestclaw/config';
 import { DoctorService } from '@nestclaw/doctor';
@@ -41,6 +40,8 @@ export class PluginService implements OnModuleInit, OnApplicationShutdown {
   private readonly failures = new Map<string, string>();
   private readonly hosts = new Map<string, UntrustedPluginHost>();
   private readonly pending = new Map<string, Pending>();
+  /** Channel adapters trusted plugins added, for the gateway to hand to its channel registry (apps/gateway PluginChannels). */
+  private readonly channelAdapters: ChannelAdapter[] = [];
   /** Provider kind (`plugin:<id>`) → the plugin that added it. */
   private readonly providerKinds = new Map<string, string>();
   private grants!: PluginGrantsStore;
@@ -49,9 +50,13 @@ export class PluginService implements OnModuleInit, OnApplicationShutdown {
     private readonly config: ConfigService,
     private readonly tools: ToolRegistry,
     private readonly providers: ProviderRegistry,
-    private readonly moduleRef: ModuleRef,
     @Optional() private readonly doctor?: DoctorService,
   ) {}
+
+  /** The channel adapters trusted plugins added (read once, after every module's init). */
+  contributedChannels(): readonly ChannelAdapter[] {
+    return this.channelAdapters;
+  }
 
   async onModuleInit(): Promise<void> {
     const home = this.config.home;
@@ -134,7 +139,7 @@ export class PluginService implements OnModuleInit, OnApplicationShutdown {
           this.providerKinds.delete(kind);
           this.providers.unregisterKind(kind);
         },
-        registerChannel: this.channels() ? (adapter) => this.channels()!.register(adapter) : undefined,
+        registerChannel: (adapter) => this.channelAdapters.push(adapter),
       });
       this.loaded.set(p.name, done);
       this.logger.log(
@@ -176,13 +181,5 @@ export class PluginService implements OnModuleInit, OnApplicationShutdown {
         `  (or POST /v1/plugins/${m.name}/confirm {"code": "${code}"})\n\n`,
     );
     this.logger.warn(`plugin ${m.name} asks for permissions (${asks.join('; ')}); waiting for the owner's confirmation`);
-  }
-
-  private channels(): ChannelRegistry | undefined {
-    try {
-      return this.moduleRef.get(ChannelRegistry, { strict: false });
-    } catch {
-      return undefined;
-    }
   }
 }

@@ -1,0 +1,19 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { ChannelRegistry } from '@nestclaw/channel';
+import { PluginService } from '@nestclaw/plugin';
+
+/**
+ * Hands the channel adapters trusted plugins added to the channel registry. Runs after both modules' init
+ * (the root module's providers come last) and before any bootstrap, when the registry starts its channels.
+ */
+@Injectable()
+export class PluginChannels implements OnModuleInit {
+  constructor(
+    private readonly plugins: PluginService,
+    private readonly channels: ChannelRegistry,
+  ) {}
+
+  onModuleInit(): void {
+    for (const adapter of this.plugins.contributedChannels()) this.channels.register(adapter);
+  }
+}
