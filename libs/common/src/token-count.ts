@@ -1,3 +1,4 @@
+import { MemoByIdentities } from './memo-by-identities';
 import { O200kCounter } from './o200k-counter';
 
 let o200k: O200kCounter | undefined;
@@ -70,29 +71,13 @@ export function countChatTokens(messages: readonly { content: string | null }[],
   return n;
 }
 
-/** One node per tool definition object on the path: the same definitions in the same order are one count. */
-interface ToolsNode {
-  tokens?: number;
-  next?: WeakMap<object, ToolsNode>;
-}
-const toolsRoot: ToolsNode = {};
-
 /**
  * Tokens of the tool definitions' JSON. A turn's list is a new array of the registry's definition
  * objects, which are built once and never changed: found by their identities, the JSON is not
  * rebuilt every turn (~30 µs for 3 KB). Anything else (plain values) is counted from its JSON.
  */
+const toolsTokens = new MemoByIdentities((tools) => countTokens(JSON.stringify(tools)));
+
 function toolTokens(tools: readonly unknown[]): number {
-  let node = toolsRoot;
-  for (const t of tools) {
-    if (typeof t !== 'object' || t === null) return countTokens(JSON.stringify(tools));
-    node.next ??= new WeakMap();
-    let child = node.next.get(t);
-    if (!child) {
-      child = {};
-      node.next.set(t, child);
-    }
-    node = child;
-  }
-  return (node.tokens ??= countTokens(JSON.stringify(tools)));
+  return toolsTokens.get(tools);
 }

@@ -1,8 +1,14 @@
 /** Formatters per time zone: toLocaleString with options builds a new Intl.DateTimeFormat (~50 µs) on every call. */
 const formatters = new Map<string, { stamp: Intl.DateTimeFormat; weekday: Intl.DateTimeFormat }>();
+/** The last answer per zone: the text changes once a minute, and every turn asks (two formats cost ~20 µs). */
+const lastByZone = new Map<string, { minute: number; text: string }>();
 
 /** "2026-03-06 00:30 Friday" in the zone; throws a RangeError for an unknown zone. */
 export function localTime(now: Date, tz: string): string {
+  // Every zone's offset is a whole number of minutes, so one UTC minute is one local minute.
+  const minute = Math.floor(now.getTime() / 60_000);
+  const last = lastByZone.get(tz);
+  if (last?.minute === minute) return last.text;
   let f = formatters.get(tz);
   if (!f) {
     f = {
@@ -11,5 +17,7 @@ export function localTime(now: Date, tz: string): string {
     };
     formatters.set(tz, f);
   }
-  return `${f.stamp.format(now)} ${f.weekday.format(now)}`;
+  const text = `${f.stamp.format(now)} ${f.weekday.format(now)}`;
+  lastByZone.set(tz, { minute, text });
+  return text;
 }

@@ -1,13 +1,17 @@
 import { createHash } from 'node:crypto';
+import { MemoByIdentities } from '@nestclaw/common';
 import type { ChatRequest } from '../model-provider.port';
 import type { RegisteredModel } from '../provider.registry';
+
+/** The tool definitions' digest, once per list of the registry's definition objects (half the hashing of a turn). */
+const toolsDigest = new MemoByIdentities((tools) => createHash('sha256').update(JSON.stringify(tools)).digest('hex'));
 
 /** Digest of what was asked (messages and tools), computed once per request. */
 export function requestDigest(request: ChatRequest): string {
   return createHash('sha256')
     .update(JSON.stringify(request.messages))
     .update('\0')
-    .update(JSON.stringify(request.tools ?? []))
+    .update(toolsDigest.get(request.tools ?? []))
     .digest('hex');
 }
 
