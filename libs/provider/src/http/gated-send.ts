@@ -21,11 +21,26 @@ type SdkFetchOptions = Omit<RequestInit, 'headers' | 'signal' | 'body' | 'method
 /** Resolves once the request has a socket that can take bytes at once: reused, or newly connected (TLS included). */
 function connected(req: ClientRequest): Promise<void> {
   return new Promise((resolve, reject) => {
-    req.once('error', reject);
-    req.once('close', () => reject(new Error('request closed before it was sent')));
+    // Taken off once connected: every request closes in the end, and an Error built then (its stack
+    // captured for a promise long settled) cost ~0.6 % of a turn's CPU.
+    const closed = () => fail(new Error('request closed before it was sent'));
+    const fail = (e: Error) => {
+      done();
+      reject(e);
+    };
+    const done = () => {
+      req.off('error', fail);
+      req.off('close', closed);
+    };
+    req.once('error', fail);
+    req.once('close', closed);
     req.once('socket', (socket: Socket) => {
-      if (!socket.connecting) return resolve();
-      socket.once('encrypted' in socket ? 'secureConnect' : 'connect', () => resolve());
+      const ready = () => {
+        done();
+        resolve();
+      };
+      if (!socket.connecting) return ready();
+      socket.once('encrypted' in socket ? 'secureConnect' : 'connect', ready);
     });
   });
 }
