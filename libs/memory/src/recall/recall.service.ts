@@ -188,7 +188,7 @@ export class RecallService {
     ids.forEach((id, i) => {
       const row = byChunk.get(id);
       if (!row || best.has(row.memoryId)) return;
-      best.set(row.memoryId, toHit(row, 1 / (60 + i + 1)));
+      best.set(row.memoryId, toHit(row, (row.superseded ? SUPERSEDED_FACTOR : 1) / (60 + i + 1)));
     });
     const results = [...best.values()].sort((a, b) => b.score - a.score).slice(0, q.topK);
     return {
@@ -206,19 +206,29 @@ export class RecallService {
  */
 function ranked(q: RecallQuery, candidates: readonly Candidate[], rows: readonly HydratedChunk[]): RecallHit[] {
   const byChunk = new Map(rows.map((r) => [r.chunkId, r]));
-  return candidates
-    .filter((c) => byChunk.has(c.chunkId))
-    .map((c) => toHit(byChunk.get(c.chunkId)!, c.score))
-    .sort((a, b) => b.score - a.score || b.createdAt.localeCompare(a.createdAt))
-    .slice(0, q.topK);
+  const scored: { row: HydratedChunk; score: number }[] = [];
+  for (const c of candidates) {
+    const row = byChunk.get(c.chunkId);
+    if (row) scored.push({ row, score: row.superseded ? c.score * SUPERSEDED_FACTOR : c.score });
+  }
+  // Only the kept ones become results: a candidate's date is read only to break a tie.
+  return scored
+    .sort((a, b) => b.score - a.score || timeOf(b.row) - timeOf(a.row))
+    .slice(0, q.topK)
+    .map(({ row, score }) => toHit(row, score));
 }
 
-/** A Postgres row as a recall result. */
-function toHit(row: HydratedChunk, fused: number): RecallHit {
+/** `created_at` as read: a Date from a query, an ISO string from JSON (the turn's opening statement). */
+function timeOf(row: HydratedChunk): number {
+  return new Date(row.createdAt).getTime();
+}
+
+/** A Postgres row and its final score as a recall result. */
+function toHit(row: HydratedChunk, score: number): RecallHit {
   return {
     id: row.memoryId,
     chunkId: row.chunkId,
-    score: row.superseded ? fused * SUPERSEDED_FACTOR : fused,
+    score,
     content: row.text,
     source: row.source,
     sourceKey: row.sourceKey,
