@@ -10,7 +10,43 @@ export interface PairingCodeRow {
   chat_id: string;
   created_at: Date;
   expires_at: Date;
+  denied_at: Date | null;
+  denied_by: string | null;
 }
+
+const ROW = `channel, code, sender_id, sender_name, chat_id, created_at, expires_at, denied_at, denied_by`;
+const SELECT = {
+  channel: true,
+  code: true,
+  senderId: true,
+  senderName: true,
+  chatId: true,
+  createdAt: true,
+  expiresAt: true,
+  deniedAt: true,
+  deniedBy: true,
+} as const;
+const fromPrisma = (r: {
+  channel: string;
+  code: string;
+  senderId: string;
+  senderName: string | null;
+  chatId: string;
+  createdAt: Date;
+  expiresAt: Date;
+  deniedAt: Date | null;
+  deniedBy: string | null;
+}): PairingCodeRow => ({
+  channel: r.channel,
+  code: r.code,
+  sender_id: r.senderId,
+  sender_name: r.senderName,
+  chat_id: r.chatId,
+  created_at: r.createdAt,
+  expires_at: r.expiresAt,
+  denied_at: r.deniedAt,
+  denied_by: r.deniedBy,
+});
 
 /**
  * `channel_allowlist` and `channel_pairing_codes`. The owner's list/remove/pending reads go through
@@ -87,18 +123,23 @@ export class ChannelAccessRepository {
       this.db.prisma.channelPairingCode.findMany({
         where: { approvedAt: null, expiresAt: { gt: new Date() }, ...(channel === undefined ? {} : { channel }) },
         orderBy: { id: 'asc' },
-        select: { channel: true, code: true, senderId: true, senderName: true, chatId: true, createdAt: true, expiresAt: true },
+        select: SELECT,
       }),
     );
-    return rows.map((r) => ({
-      channel: r.channel,
-      code: r.code,
-      sender_id: r.senderId,
-      sender_name: r.senderName,
-      chat_id: r.chatId,
-      created_at: r.createdAt,
-      expires_at: r.expiresAt,
-    }));
+    return rows.map(fromPrisma);
+  }
+
+  /** The latest denied requests, newest first: who turned whom down stays visible to the owner. */
+  async listDenied(channel: string | undefined, limit: number): Promise<PairingCodeRow[]> {
+    const rows = await viaPrisma(() =>
+      this.db.prisma.channelPairingCode.findMany({
+        where: { deniedAt: { not: null }, ...(channel === undefined ? {} : { channel }) },
+        orderBy: { deniedAt: 'desc' },
+        take: limit,
+        select: SELECT,
+      }),
+    );
+    return rows.map(fromPrisma);
   }
 
   /** Approves a live code; the row, or null when wrong, expired or already used. */
@@ -106,21 +147,25 @@ export class ChannelAccessRepository {
     const { rows } = await this.db.query<PairingCodeRow>(
       `UPDATE channel_pairing_codes SET approved_at = now()
         WHERE channel = $1 AND code = $2 AND approved_at IS NULL AND expires_at > now()
-        RETURNING channel, code, sender_id, sender_name, chat_id, created_at, expires_at`,
+        RETURNING ${ROW}`,
       [channel, code],
       { client: tx },
     );
     return rows[0] ?? null;
   }
 
-  /** Ends a live code without adding its sender (expired now, the row kept); false when wrong, expired or already used. */
-  async denyCode(channel: string, code: string): Promise<boolean> {
-    const { rowCount } = await this.db.query(
-      `UPDATE channel_pairing_codes SET expires_at = now()
-        WHERE channel = $1 AND code = $2 AND approved_at IS NULL AND expires_at > now()`,
-      [channel, code],
+  /**
+   * Ends a live code without adding its sender (expired now, the row kept with who denied it); the
+   * row, or null when wrong, expired or already used.
+   */
+  async denyCode(channel: string, code: string, deniedBy: string): Promise<PairingCodeRow | null> {
+    const { rows } = await this.db.query<PairingCodeRow>(
+      `UPDATE channel_pairing_codes SET expires_at = now(), denied_at = now(), denied_by = $3
+        WHERE channel = $1 AND code = $2 AND approved_at IS NULL AND expires_at > now()
+        RETURNING ${ROW}`,
+      [channel, code, deniedBy],
     );
-    return (rowCount ?? 0) > 0;
+    return rows[0] ?? null;
   }
 
   async addPaired(tx: PoolClient, channel: string, senderId: string, displayName: string | null, addedBy: string): Promise<void> {

@@ -6,6 +6,8 @@ import { SensitiveConfigService } from './sensitive-config.service';
 
 export const CHANNEL_CODE_TTL_MS = 60 * 60_000;
 export const MAX_PENDING_PER_CHANNEL = 3;
+/** Denied requests the owner's list shows: enough to see who decided lately, never the whole history. */
+export const DENIED_LISTED = 50;
 
 export interface PairingRequest {
   channel: string;
@@ -15,6 +17,9 @@ export interface PairingRequest {
   chatId: string;
   createdAt: string;
   expiresAt: string;
+  /** When and by whom (the principal's name) the request was turned down; null unless denied. */
+  deniedAt: string | null;
+  deniedBy: string | null;
 }
 
 /** What a stranger's DM leads to: their (new or still valid) code, or none when too many are pending. */
@@ -32,6 +37,8 @@ const toRequest = (r: PairingCodeRow): PairingRequest => ({
   chatId: r.chat_id,
   createdAt: r.created_at.toISOString(),
   expiresAt: r.expires_at.toISOString(),
+  deniedAt: r.denied_at?.toISOString() ?? null,
+  deniedBy: r.denied_by,
 });
 
 @Injectable()
@@ -84,6 +91,11 @@ export class ChannelAccessService {
     return (await this.access.listPending(channel)).map(toRequest);
   }
 
+  /** The latest denied requests, newest first, each with who denied it. */
+  async denied(channel?: string): Promise<PairingRequest[]> {
+    return (await this.access.listDenied(channel, DENIED_LISTED)).map(toRequest);
+  }
+
   /** Approves a pending code: the sender joins the persisted allowlist. */
   async approve(channel: string, code: string, approvedBy: string): Promise<PairingRequest> {
     const normalized = normalizeCode(code);
@@ -97,12 +109,14 @@ export class ChannelAccessService {
 
   /**
    * Turns a pending code down: the sender is not added, and the code no longer counts against the
-   * channel's pending limit. Writing again later gets them a new code to be decided again.
+   * channel's pending limit. Writing again later gets them a new code to be decided again. The row
+   * keeps who denied it, as the allowlist keeps who approved.
    */
-  async deny(channel: string, code: string): Promise<void> {
+  async deny(channel: string, code: string, deniedBy: string): Promise<PairingRequest> {
     const normalized = normalizeCode(code);
-    if (!(await this.access.denyCode(channel, normalized)))
-      throw new NestclawError('not_found', `No pending pairing code ${normalized} on ${channel} (wrong, expired or already used)`);
+    const r = await this.access.denyCode(channel, normalized, deniedBy);
+    if (!r) throw new NestclawError('not_found', `No pending pairing code ${normalized} on ${channel} (wrong, expired or already used)`);
+    return toRequest(r);
   }
 
   async revoke(channel: string, senderId: string): Promise<boolean> {

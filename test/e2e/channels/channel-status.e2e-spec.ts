@@ -87,6 +87,7 @@ describe('GET /v1/channels', () => {
     expect(mine.senderName).toBe('xiaoming');
     const denied = await h.api('/v1/pairing/deny', { json: { channel: 'telegram', code: mine.code } });
     expect(denied.status).toBe(200);
+    expect(await denied.json()).toMatchObject({ denied: true, request: { code: mine.code, deniedBy: 'owner' } });
     expect((await telegram()).pendingPairings).toBe(0);
     const again = await h.api('/v1/pairing/deny', { json: { channel: 'telegram', code: mine.code } });
     expect(again.status).toBe(404);
@@ -97,6 +98,32 @@ describe('GET /v1/channels', () => {
     const reply = await tg.waitFor(() => tg.sentTo(stranger.id)[sent], 10_000, 'the reply to the denied stranger');
     expect(reply.text).not.toContain(mine.code);
     await eventually('a new pending request', async () => (await telegram()).pendingPairings === 1);
+  });
+
+  it('records who denied a request (the token that decided) and lists denied requests with it', async () => {
+    const pairCode = ((await (await h.api('/v1/pair/codes', { json: { scopes: ['admin'] } })).json()) as { code: string }).code;
+    const paired = await fetch(`${h.gateway.url}/v1/pair`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ code: pairCode, name: 'ops-laptop' }),
+    });
+    const { token } = (await paired.json()) as { token: string };
+    const { requests } = (await (await h.api('/v1/pairing?channel=telegram')).json()) as { requests: { code: string; deniedBy: null }[] };
+    expect(requests).toHaveLength(1);
+    expect(requests[0].deniedBy).toBeNull();
+    const res = await fetch(`${h.gateway.url}/v1/pairing/deny`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ channel: 'telegram', code: requests[0].code }),
+    });
+    expect(res.status).toBe(200);
+    const list = (await (await h.api('/v1/pairing?channel=telegram&status=denied')).json()) as {
+      requests: { code: string; senderName: string; deniedBy: string; deniedAt: string }[];
+    };
+    // Newest first: this denial by the paired admin token, then the owner's from the test before.
+    expect(list.requests.map((r) => r.deniedBy)).toEqual(['ops-laptop', 'owner']);
+    expect(list.requests[0]).toMatchObject({ code: requests[0].code, senderName: 'xiaoming' });
+    expect(Date.parse(list.requests[0].deniedAt)).toBeGreaterThanOrEqual(Date.parse(list.requests[1].deniedAt));
   });
 
   it('refuses a request without a token', async () => {

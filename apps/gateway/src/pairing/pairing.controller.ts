@@ -9,7 +9,7 @@ import { ZodPipe } from '../http/zod-validation.pipe';
 const pairBody = z.object({ code: z.string().regex(/^\s*\d{6}\s*$/, 'code must be 6 digits'), name: z.string().trim().min(1).max(100) });
 const approveBody = z.object({ channel: z.string().min(1).max(40), code: z.string().min(4).max(20) });
 const codeBody = z.object({ scopes: z.array(z.enum(SCOPES)).min(1).default(['chat']) }).prefault({});
-const pendingQuery = z.object({ channel: z.string().min(1).max(40).optional() });
+const listQuery = z.object({ channel: z.string().min(1).max(40).optional(), status: z.enum(['pending', 'denied']).default('pending') });
 
 @Controller('v1')
 export class PairingController {
@@ -38,8 +38,8 @@ export class PairingController {
 
   @RequireScope('admin')
   @Get('pairing')
-  async pending(@Query(new ZodPipe(pendingQuery)) q: z.output<typeof pendingQuery>) {
-    return { requests: await this.channels.pending(q.channel) };
+  async list(@Query(new ZodPipe(listQuery)) q: z.output<typeof listQuery>) {
+    return { requests: q.status === 'denied' ? await this.channels.denied(q.channel) : await this.channels.pending(q.channel) };
   }
 
   /** Adds the stranger behind a channel pairing code to that channel's allowlist. */
@@ -51,12 +51,12 @@ export class PairingController {
     return { approved };
   }
 
-  /** Turns a stranger's channel pairing code down: they are not added, the code ends. */
+  /** Turns a stranger's channel pairing code down: they are not added, the code ends, the request keeps who denied it. */
   @RequireScope('admin')
   @Post('pairing/deny')
   @HttpCode(200)
-  async deny(@Body(new ZodPipe(approveBody)) body: z.output<typeof approveBody>) {
-    await this.channels.deny(body.channel, body.code);
-    return { denied: true };
+  async deny(@Body(new ZodPipe(approveBody)) body: z.output<typeof approveBody>, @CurrentPrincipal() who: Principal) {
+    const request = await this.channels.deny(body.channel, body.code, who.name);
+    return { denied: true, request };
   }
 }
