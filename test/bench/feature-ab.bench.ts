@@ -6,7 +6,8 @@
  *   node -r ./scripts/ts-register.js test/bench/feature-ab.bench.ts [--variants defaults,memory-off,...]
  *        [--seq 150] [--conc 600] [--stream 60] [--seed 2000] [--profile defaults]
  *
- * Variants: defaults (every default on), memory-off, transcripts-off, metrics-off, files-off, pool-20, baseline
+ * Variants: defaults (every default on), memory-off, transcripts-off, metrics-off, files-off, pool-20,
+ * generic-plans (PostgreSQL's plan_cache_mode=force_generic_plan on the gateway's connections), baseline
  * (every default on, from the bundle at NESTCLAW_AB_BASELINE_MAIN: before/after in one run).
  * --profile NAME: CPU-profile that variant over the measured workloads (bench-results/ab-<name>-<ts>.cpuprofile).
  * Reports each variant's sequential p50 and paired added latency over the direct call, 10-client
@@ -62,6 +63,8 @@ const VARIANTS: Record<string, Record<string, string>> = {
   'metrics-off': { NESTCLAW_OBSERVABILITY__METRICS__ENABLED: 'false' },
   'files-off': { NESTCLAW_MEMORY__FILES__ENABLED: 'false' },
   'pool-20': { NESTCLAW_DATABASE__POOL_SIZE: '20' },
+  /** PostgreSQL plans each prepared statement once (no custom plan per bind): what planning costs a turn. */
+  'generic-plans': { DATABASE_URL_OPTIONS: '-c plan_cache_mode=force_generic_plan' },
   /** Every default on, run from another bundle (NESTCLAW_AB_BASELINE_MAIN, e.g. a copy of main's dist/apps/gateway/main.js). */
   baseline: {},
 };
@@ -105,7 +108,16 @@ async function main(): Promise<void> {
     writeFileSync(join(home, 'config.yaml'), JSON.stringify(config, null, 2));
     const profilePath = argv.profile === name ? join(ROOT, 'bench-results', `ab-${name}-${timestamp}.cpuprofile`) : undefined;
     if (profilePath) mkdirSync(join(ROOT, 'bench-results'), { recursive: true });
-    const env = { ...baseEnv, ...VARIANTS[name], NESTCLAW_HOME: home, ...(profilePath ? { NESTCLAW_BENCH_PROFILE: profilePath } : {}) };
+    const { DATABASE_URL_OPTIONS: pgOptions, ...variant } = VARIANTS[name];
+    const url = new URL(databaseUrl);
+    if (pgOptions) url.searchParams.set('options', pgOptions);
+    const env = {
+      ...baseEnv,
+      ...variant,
+      DATABASE_URL: url.toString(),
+      NESTCLAW_HOME: home,
+      ...(profilePath ? { NESTCLAW_BENCH_PROFILE: profilePath } : {}),
+    };
     const main = name === 'baseline' ? process.env.NESTCLAW_AB_BASELINE_MAIN : undefined;
     const g = await startGatewayProcess(env, 30_000, profilePath ? join(__dirname, 'cpu-profile.preload.js') : undefined, main);
     cleanups.push(() => stopChild(g.child));
