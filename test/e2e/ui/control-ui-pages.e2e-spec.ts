@@ -39,6 +39,12 @@ describeWithHostTools(['chromium'], 'control UI pages in a real browser', (tools
       return (await card.count()) > 0;
     });
     await expect(card.locator('pre').textContent()).resolves.toContain('approved from the inbox');
+    // Time left before the approval times out (tools.approval.timeout, 10 min), ticking down each second.
+    const countdown = card.locator('time.countdown');
+    const first = await countdown.textContent();
+    expect(first).toMatch(/^in (10:00|9:[0-5]\d)$/);
+    await eventually('the countdown to tick', async () => (await countdown.textContent()) !== first, 5_000);
+    expect(await countdown.getAttribute('datetime')).toMatch(/^\d{4}-\d\d-\d\dT/);
     await card.getByRole('button', { name: 'Approve' }).click();
     const res = await chat;
     expect(((await res.json()) as { reply: string }).reply).toBe('tool said: wrote 23 bytes to inbox-approved.txt');

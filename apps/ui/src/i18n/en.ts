@@ -72,6 +72,8 @@ export const en = {
   'approvals.agent': 'Agent',
   'approvals.channel': 'Channel',
   'approvals.expires': 'Expires',
+  'approvals.expiresIn': 'in {time}',
+  'approvals.expiredNow': 'expired',
   'approvals.requested': 'Requested',
   'approvals.tool': 'Tool',
   'approvals.status': 'Status',

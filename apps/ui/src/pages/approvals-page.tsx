@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, messageOf } from '../api';
+import { Countdown } from '../components/countdown';
 import { ErrorAlert } from '../components/page-notices';
 import { ApprovalCard } from '../chat/approval-card';
 import type { ApprovalStatus } from '../chat/transcript';
@@ -63,7 +64,9 @@ export function ApprovalsPage() {
             <dt>{t('approvals.session')}</dt>
             <dd class="mono">{a.sessionId}</dd>
             <dt>{t('approvals.expires')}</dt>
-            <dd>{when(a.expiresAt)}</dd>
+            <dd>
+              <Countdown until={a.expiresAt} />
+            </dd>
           </dl>
           <ApprovalCard approval={{ ...a, approvalId: a.id }} onDecided={() => void load()} />
         </div>
