@@ -116,8 +116,12 @@ export class McpConnection {
     if (this.state === 'stopped') return;
     const client = new Client({ name: 'nestclaw', version: '1.0.0' }, { capabilities: {} });
     let transport: Transport | undefined;
+    let oversize: string | undefined;
     try {
-      transport = openTransport(this.config);
+      transport = openTransport(this.config, (message) => {
+        oversize = message;
+        this.dropOversized(client, message);
+      });
       client.onclose = () => this.lost(client, 'connection closed');
       // Errors on the side channel (the HTTP notification stream, a garbage line): check the server still answers.
       client.onerror = () => void this.probe(client);
@@ -130,6 +134,7 @@ export class McpConnection {
       this.client = client;
       await this.refresh(client);
       if (this.client !== client) return; // lost again while listing
+      if (oversize) return this.lost(client, oversize); // cut before it was this connection's client
       if (this.everConnected) this.reconnects++;
       this.everConnected = true;
       this.attempt = 0;
@@ -138,7 +143,7 @@ export class McpConnection {
       this.logger.log(`connected (${describeServer(this.config)}), ${this.tools.length} tool(s)`);
     } catch (e) {
       const tail = transport instanceof ServerProcessTransport ? transport.stderrTail() : '';
-      this.lastError = `${(e as Error).message}${tail ? ` (stderr: ${tail.slice(-200)})` : ''}`;
+      this.lastError = oversize ?? `${(e as Error).message}${tail ? ` (stderr: ${tail.slice(-200)})` : ''}`;
       if (this.client === client) this.client = undefined;
       await client.close().catch(() => undefined);
       this.retryLater();
@@ -157,6 +162,16 @@ export class McpConnection {
     this.lastError = why;
     void client.close().catch(() => undefined);
     this.retryLater();
+  }
+
+  /**
+   * The server's notification stream was cut for an over-size event. The SDK would open that stream
+   * again at once, against the same server, for ever; dropping the whole connection hands it to the
+   * backoff instead. An attempt still connecting sees it once it has listed the tools (connect()).
+   */
+  private dropOversized(client: Client, message: string): void {
+    this.logger.error(message);
+    if (this.client === client) this.lost(client, message);
   }
 
   private retryLater(): void {

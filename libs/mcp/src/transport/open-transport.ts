@@ -8,8 +8,9 @@ import { ServerProcessTransport } from './server-process.transport';
 /**
  * A fresh transport for one connection attempt. A stdio server gets PATH and HOME and what its entry's
  * `env` says, nothing else of the gateway's environment (no API keys, no token, no database URL).
+ * `onOversize` hears when an HTTP server's notification stream was cut for an over-size event.
  */
-export function openTransport(server: McpServerConfig): Transport {
+export function openTransport(server: McpServerConfig, onOversize?: (message: string) => void): Transport {
   if (server.transport === 'stdio') {
     return new ServerProcessTransport({
       command: server.command,
@@ -22,7 +23,7 @@ export function openTransport(server: McpServerConfig): Transport {
   if (server.bearer_token) headers.authorization = `Bearer ${server.bearer_token}`;
   return new StreamableHTTPClientTransport(new URL(server.url), {
     requestInit: { headers },
-    fetch: cappedFetch(),
+    fetch: cappedFetch({ onOversize }),
     // The connection's own reconnect (with backoff) takes over when the notification stream breaks.
     reconnectionOptions: { initialReconnectionDelay: 500, maxReconnectionDelay: 5_000, reconnectionDelayGrowFactor: 2, maxRetries: 1 },
   });
