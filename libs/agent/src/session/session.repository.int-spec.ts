@@ -33,7 +33,7 @@ describe('SessionRepository and TurnRepository (real database)', () => {
   it('creates the session on its first turn and stores the user message as pending', async () => {
     const id = uniqueId('s');
     const opened = await repo.openTurn(turn(id, 'hello'));
-    expect(opened).toEqual({ history: [], agentId: 'main', created: true, summaries: [] });
+    expect(opened).toEqual({ history: [], agentId: 'main', created: true, summaries: [], recalled: [] });
     const messages = await sessions.listMessages(id, 0, 10);
     expect(messages.map((m) => [m.seq, m.role, m.content, m.status])).toEqual([[1, 'user', 'hello', 'pending']]);
   });
