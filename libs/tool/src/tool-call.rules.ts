@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestclaw/config';
-import { approvalRequired } from './approval/approval-rules';
+import { approvalRule } from './approval/approval-rules';
 import { ApprovalService } from './approval/approval.service';
 import { configBlock, configRedact } from './hooks/config-rules.hook';
 
@@ -23,11 +23,13 @@ export class ToolCallRules {
   }
 
   /**
-   * Whether a human must decide: always for a call carrying an approval note, else when the approval
-   * rules say so; either way not when this exact call was remembered.
+   * Why a human must decide, or undefined: always for a call the tool itself asks about (`toolAsks`: an
+   * approval note, or a tool that always asks), else when the approval rules say so; either way not when
+   * this exact call was remembered.
    */
-  async needsApproval(name: string, input: unknown, matchKey: string, noted: boolean): Promise<boolean> {
-    if (!noted && !approvalRequired(this.config.get().tools.approval, name, input)) return false;
-    return !(await this.approvals.isRemembered(name, matchKey));
+  async approvalRule(name: string, input: unknown, matchKey: string, toolAsks: string | undefined): Promise<string | undefined> {
+    const rule = toolAsks ?? approvalRule(this.config.get().tools.approval, name, input);
+    if (rule === undefined) return undefined;
+    return (await this.approvals.isRemembered(name, matchKey)) ? undefined : rule;
   }
 }

@@ -18,6 +18,8 @@ export interface PreparedCall {
   tool: Tool;
   input: unknown;
   needsApproval: boolean;
+  /** Why it waits for a human (the matched rule, in words), when it does. */
+  approvalRule?: string;
   /** Exact-match key for approvals remembered with "remember". */
   matchKey: string;
   /** Why the call shapes every conversation (writes a bootstrap, memory or skill file); its approval says so. */
@@ -114,10 +116,21 @@ export class ToolInvoker {
     // whatever the approval rules or a remembered approval say.
     const shapes = checked?.shapesEveryConversation;
     const ownerOnly = !!shapes && ctx.personId !== OWNER_PERSON;
-    const needsApproval = ownerOnly || (await this.rules.needsApproval(name, input, matchKey, !!note || !!tool.requiresApproval));
+    const toolAsks = note ? `the ${name} tool asks: ${note}` : tool.requiresApproval ? `the ${name} tool always asks` : undefined;
+    const rule = ownerOnly
+      ? 'it changes what every conversation hears and was asked outside the owner\'s conversations: only the owner may approve'
+      : await this.rules.approvalRule(name, input, matchKey, toolAsks);
     return {
       kind: 'ready',
-      call: { tool, input, needsApproval, matchKey, ownerOnly, ...(shapes ? { shapesEveryConversation: shapes } : {}) },
+      call: {
+        tool,
+        input,
+        needsApproval: rule !== undefined,
+        ...(rule !== undefined ? { approvalRule: rule } : {}),
+        matchKey,
+        ownerOnly,
+        ...(shapes ? { shapesEveryConversation: shapes } : {}),
+      },
     };
   }
 

@@ -39,6 +39,10 @@ describeWithHostTools(['chromium'], 'control UI pages in a real browser', (tools
       return (await card.count()) > 0;
     });
     await expect(card.locator('pre').textContent()).resolves.toContain('approved from the inbox');
+    // Why it waits: the configured rule that matched.
+    await expect(card.locator('dd.mono', { hasText: 'tools.approval.required' }).textContent()).resolves.toBe(
+      'tools.approval.required lists file_write',
+    );
     // Time left before the approval times out (tools.approval.timeout, 10 min), ticking down each second.
     const countdown = card.locator('time.countdown');
     const first = await countdown.textContent();

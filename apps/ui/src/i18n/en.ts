@@ -72,6 +72,7 @@ export const en = {
   'approvals.agent': 'Agent',
   'approvals.channel': 'Channel',
   'approvals.expires': 'Expires',
+  'approvals.rule': 'Matched rule',
   'approvals.expiresIn': 'in {time}',
   'approvals.expiredNow': 'expired',
   'approvals.requested': 'Requested',

@@ -73,6 +73,7 @@ export const zhCN: Record<MessageKey, string> = {
   'approvals.agent': '智能体',
   'approvals.channel': '渠道',
   'approvals.expires': '过期时间',
+  'approvals.rule': '命中规则',
   'approvals.expiresIn': '{time} 后',
   'approvals.expiredNow': '已过期',
   'approvals.requested': '请求时间',

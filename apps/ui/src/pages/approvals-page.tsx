@@ -16,6 +16,8 @@ interface Approval {
   ownerOnly: boolean;
   shapesEveryConversation: boolean;
   reason: string | null;
+  /** The rule that made it wait, in words (config keys stay as written). */
+  rule: string | null;
   status: ApprovalStatus;
   requestedAt: string;
   expiresAt: string;
@@ -63,6 +65,12 @@ export function ApprovalsPage() {
             <dd>{a.channel}</dd>
             <dt>{t('approvals.session')}</dt>
             <dd class="mono">{a.sessionId}</dd>
+            {a.rule && (
+              <>
+                <dt>{t('approvals.rule')}</dt>
+                <dd class="mono">{a.rule}</dd>
+              </>
+            )}
             <dt>{t('approvals.expires')}</dt>
             <dd>
               <Countdown until={a.expiresAt} />

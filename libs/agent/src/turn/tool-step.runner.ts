@@ -92,6 +92,7 @@ export class ToolStepRunner {
             endpointId: turn.endpointId ?? null,
             shapesEveryConversation: !!prep.call.shapesEveryConversation,
             reason: prep.call.shapesEveryConversation ?? null,
+            rule: prep.call.approvalRule ?? null,
             ownerOnly: prep.call.ownerOnly,
           });
           const wait = this.approvals.waitFor(approval.id, signal);

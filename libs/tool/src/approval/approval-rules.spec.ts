@@ -1,5 +1,5 @@
 import { configSchema } from '@nestclaw/config';
-import { approvalRequired } from './approval-rules';
+import { approvalRequired, approvalRule } from './approval-rules';
 
 describe('default approval rules', () => {
   const rules = configSchema.parse({}).tools.approval;
@@ -17,6 +17,15 @@ describe('default approval rules', () => {
     ['current_time', {}, false],
   ])('%s %j → %s', (tool, input, expected) => {
     expect(approvalRequired(rules, tool, input)).toBe(expected);
+  });
+
+  it('says which rule matched, for the person deciding', () => {
+    expect(approvalRule(rules, 'shell', { command: 'wc -l' })).toBe('tools.approval.required lists shell');
+    expect(approvalRule(rules, 'http_request', { method: 'delete', url: 'https://x' })).toBe(
+      'tools.approval.required lists http_request, and DELETE is not in tools.approval.safe_http_methods (GET, HEAD)',
+    );
+    expect(approvalRule(rules, 'http_request', { url: 'https://x' })).toBeUndefined();
+    expect(approvalRule(rules, 'file_read', { path: 'a' })).toBeUndefined();
   });
 
   it('waits for a timeout of 10 minutes by default', () => {

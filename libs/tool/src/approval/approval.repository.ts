@@ -19,6 +19,7 @@ const toApproval = (r: Row): Approval => ({
   endpointId: r.endpointId,
   shapesEveryConversation: r.shapesEveryConversation,
   reason: r.reason,
+  rule: r.rule,
   ownerOnly: r.ownerOnly,
   status: r.status as ApprovalStatus,
   requestedAt: r.requestedAt.toISOString(),
@@ -29,7 +30,7 @@ const toApproval = (r: Row): Approval => ({
 
 /** tool_approvals' columns under the names Prisma gives them, so raw rows and Prisma rows map alike. */
 const COLUMNS = `id, session_id AS "sessionId", turn_id AS "turnId", tool_call_id AS "toolCallId", tool, input, match_key AS "matchKey",
-  agent_id AS "agentId", channel, endpoint_id AS "endpointId", shapes_every_conversation AS "shapesEveryConversation", reason,
+  agent_id AS "agentId", channel, endpoint_id AS "endpointId", shapes_every_conversation AS "shapesEveryConversation", reason, rule,
   owner_only AS "ownerOnly", status, requested_at AS "requestedAt", expires_at AS "expiresAt", decided_at AS "decidedAt",
   decided_by AS "decidedBy", waiting_replica AS "waitingReplica"`;
 
@@ -50,8 +51,8 @@ export class ApprovalRepository {
   async create(a: NewApproval, timeoutMs: number, waitingReplica: string): Promise<Approval> {
     const { rows } = await this.db.query<Row>(
       `INSERT INTO tool_approvals (id, session_id, turn_id, tool_call_id, tool, input, match_key, agent_id, channel, endpoint_id,
-                                   shapes_every_conversation, reason, owner_only, expires_at, waiting_replica)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $12, $13, $14, now() + ($11::int * interval '1 millisecond'), $15)
+                                   shapes_every_conversation, reason, owner_only, expires_at, waiting_replica, rule)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $12, $13, $14, now() + ($11::int * interval '1 millisecond'), $15, $16)
        RETURNING ${COLUMNS}`,
       [
         randomUUID(),
@@ -69,6 +70,7 @@ export class ApprovalRepository {
         a.reason ?? null,
         a.ownerOnly ?? false,
         waitingReplica,
+        a.rule ?? null,
       ],
     );
     return toApproval(rows[0]);

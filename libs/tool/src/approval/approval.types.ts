@@ -16,6 +16,8 @@ export interface Approval {
   shapesEveryConversation: boolean;
   /** Why, for the person deciding (null when it does not). */
   reason: string | null;
+  /** The rule that made it wait for a human, in words (null for approvals asked before it was recorded). */
+  rule: string | null;
   /** Only the owner may approve it (the turn was not the owner's); anyone allowed to decide may deny. */
   ownerOnly: boolean;
   status: ApprovalStatus;
@@ -29,7 +31,7 @@ export type NewApproval = Pick<
   Approval,
   'sessionId' | 'turnId' | 'toolCallId' | 'tool' | 'input' | 'matchKey' | 'agentId' | 'channel' | 'endpointId'
 > &
-  Partial<Pick<Approval, 'shapesEveryConversation' | 'reason' | 'ownerOnly'>>;
+  Partial<Pick<Approval, 'shapesEveryConversation' | 'reason' | 'ownerOnly' | 'rule'>>;
 
 /** What the run that asked is told. */
 export interface ApprovalDecision {
