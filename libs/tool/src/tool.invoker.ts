@@ -118,7 +118,7 @@ export class ToolInvoker {
     const ownerOnly = !!shapes && ctx.personId !== OWNER_PERSON;
     const toolAsks = note ? `the ${name} tool asks: ${note}` : tool.requiresApproval ? `the ${name} tool always asks` : undefined;
     const rule = ownerOnly
-      ? 'it changes what every conversation hears and was asked outside the owner\'s conversations: only the owner may approve'
+      ? "it changes what every conversation hears and was asked outside the owner's conversations: only the owner may approve"
       : await this.rules.approvalRule(name, input, matchKey, toolAsks);
     return {
       kind: 'ready',
