@@ -59,8 +59,7 @@ export class ExchangeRunner {
   }
 
   private async type(session: string, text: string): Promise<void> {
-    await this.tmux.paste(session, text);
-    await this.tmux.keys(session, ['Enter']);
+    await this.tmux.submit(session, text);
   }
 
   private async answer(session: string, cfg: CliConfig, text: string, before: string[], scope: ExchangeScope): Promise<ExchangeResult> {

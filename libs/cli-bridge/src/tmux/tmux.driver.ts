@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -78,10 +78,36 @@ export class TmuxDriver {
     await this.run(['set-option', '-t', exact(s.name), 'remain-on-exit', 'off']).catch(() => undefined);
   }
 
-  async paste(name: string, text: string): Promise<void> {
+  /**
+   * Types `text` into the CLI and presses Enter, both or neither, whatever happens to the gateway: the text
+   * waits in a tmux buffer (invisible), then one detached shell (its own session, so a kill of the gateway's
+   * whole process group spares it) pastes it and sends Enter, as two tmux calls a few milliseconds apart
+   * like before (a TUI may take an Enter that arrives with the paste as part of it). A gateway killed between
+   * a paste and its Enter left the text typed but never sent: after the restart the echo on the screen said
+   * "typed", so nestclaw waited for an answer that could not come.
+   */
+  async submit(name: string, text: string): Promise<void> {
     const buffer = `nestclaw-${name}`;
     await this.run(['load-buffer', '-b', buffer, '-'], undefined, text);
-    await this.run(['paste-buffer', '-p', '-d', '-b', buffer, '-t', pane(name)]);
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn('/bin/sh', ['-c', SUBMIT, 'nestclaw-submit', this.socket, buffer, pane(name)], {
+        detached: true,
+        stdio: ['ignore', 'ignore', 'pipe'],
+        env: minimalEnv(),
+      });
+      let stderr = '';
+      child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      child.once('error', (e) => {
+        clearTimeout(timer);
+        reject(e);
+      });
+      child.once('exit', (code, signal) => {
+        clearTimeout(timer);
+        if (code === 0) resolve();
+        else reject(new Error(`tmux paste-buffer/send-keys: ${stderr.trim() || `exited with ${code ?? signal}`}`));
+      });
+    });
   }
 
   /** tmux key names (`Enter`, `Escape`, `Up`) or literal characters (`y`, `1`), each sent as one key. */
@@ -125,6 +151,8 @@ export class TmuxDriver {
 }
 
 /** `set -a` exports every assignment the file makes; the file and its directory are gone before the CLI starts. */
+/** Paste the buffer (bracketed, then deleted), then Enter: `submit`. $1 socket, $2 buffer, $3 pane. */
+const SUBMIT = 'tmux -u -L "$1" paste-buffer -p -d -b "$2" -t "$3" && exec tmux -u -L "$1" send-keys -t "$3" Enter';
 const LAUNCH = 'set -a && . "$1" && set +a && rm -rf -- "$2" && shift 2 && exec "$@"';
 const launcher = (file: string, dir: string) => ['/bin/sh', '-c', LAUNCH, 'nestclaw-cli', file, dir];
 
