@@ -200,12 +200,17 @@ describeWithHostTools(['chromium'], 'control UI memory page in a real browser', 
     await signInThroughForm(phone, h.gateway.url, token);
     await phone.locator('header nav').getByRole('link', { name: UI.en.nav }).click();
     await phone.getByLabel(UI.en.query).fill(marker);
-    // Indexed in the background: search again until it is there.
-    await eventually('the own memory on the page', async () => {
-      await phone.getByRole('button', { name: UI.en.search, exact: true }).click();
-      await phone.getByRole('heading', { name: 'Results' }).waitFor();
-      return (await phone.locator('.memory-result', { hasText: mine }).count()) === 1;
-    });
+    // Indexed in the background: search again until it is there. Each try waits a few seconds for the
+    // results, so a search lost on a starved runner is clicked again (one 30 s wait outlived the 10 s bound).
+    await eventually(
+      'the own memory on the page',
+      async () => {
+        await phone.getByRole('button', { name: UI.en.search, exact: true }).click();
+        await phone.getByRole('heading', { name: 'Results' }).waitFor({ timeout: 5_000 });
+        return (await phone.locator('.memory-result', { hasText: mine }).count()) === 1;
+      },
+      30_000,
+    );
     expect(await phone.locator('.memory-result').allTextContents()).not.toContainEqual(expect.stringContaining(ownersOnly));
     await phone.locator('.memory-status').waitFor();
     expect(await phone.locator('.memory-status div', { hasText: UI.en.memories }).locator('dd').textContent()).toBe('1');
