@@ -139,8 +139,7 @@ export class RecallService {
     const cfg = this.config.get().memory;
     const requested = q.mode ?? cfg.recall.mode;
     const n = Math.max(cfg.fusion.candidates, q.topK * 2);
-    const terms = queryTerms(q.query);
-    if (!this.index.ready) return this.degraded(q, terms, n, requested);
+    if (!this.index.ready) return this.degraded(q, queryTerms(q.query), n, requested);
     const plan = this.plan(q);
     if (plan) {
       const rows = await this.memories.hydrate(plan.chunkIds, q.scope, q.agentId);
@@ -148,6 +147,7 @@ export class RecallService {
       return { results, mode: 'keyword', ...(plan.fallback ? { fallback: plan.fallback } : {}) };
     }
     // The vector leg runs (an embedder and vectors); the keyword leg is in-process and synchronous.
+    const terms = queryTerms(q.query);
     let fallback: string | undefined;
     let keywordHits = requested !== 'vector' ? this.index.keyword(q.scope, q.agentId, terms, n) : [];
     let vectorHits: KeywordHit[] = [];
