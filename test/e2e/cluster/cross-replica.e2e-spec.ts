@@ -173,9 +173,14 @@ describe('two replicas on one PostgreSQL: approvals, cancels and live events cro
       const answeredAt = Date.now();
       expect(res.status).toBe(200);
       const events = () => frames.filter((f) => f.type === 'session_event');
-      await eventually('turn_finished on B', () => events().some((f) => f.kind === 'turn_finished'), 5000);
-      const started = events().find((f) => f.kind === 'turn_started')!;
-      const finished = events().find((f) => f.kind === 'turn_finished')!;
+      // The watched turn's pair: the opening turn's turn_finished may still reach B after the subscription
+      // (it crosses over by NOTIFY), so events are matched by the turn that started after it.
+      const started = await eventually('turn_started on B', () => events().find((f) => f.kind === 'turn_started'), 5000);
+      const finished = await eventually(
+        'turn_finished on B',
+        () => events().find((f) => f.kind === 'turn_finished' && f.turnId === started.turnId),
+        5000,
+      );
       expect(started).toMatchObject({ sessionId: first.sessionId, status: 'pending' });
       expect(finished).toMatchObject({ sessionId: first.sessionId, turnId: started.turnId, status: 'ok' });
       console.log(
