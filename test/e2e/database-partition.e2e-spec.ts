@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbeddedPostgres } from '@nestclaw/db';
 import { TcpProxy } from '../fixtures/tcp-proxy';
+import { eventually } from '../support/eventually';
 import { Harness, startHarness } from '../support/gateway-harness';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 
@@ -69,9 +70,12 @@ describe('database partition (packets dropped, nothing closed)', () => {
     ).toBe(200);
 
     // A turn in flight when the partition starts: its model call is slow, its next write hits the partition.
+    // The partition starts once the model has the request (not after a guessed time: on a loaded runner
+    // the opening statement itself could still be on the wire, and then the queued answer is never taken).
     h.llm.enqueue({ kind: 'text', text: 'slow answer', delayMs: 600 });
+    const asked = h.llm.chatRequests;
     const inFlight = timed(() => h.api('/v1/chat', { json: { message: 'in flight', sessionId } }));
-    await new Promise((r) => setTimeout(r, 200));
+    await eventually('the in-flight turn to reach the model', () => h.llm.chatRequests > asked);
     proxy.blackhole();
     partitionedAt = performance.now();
 
