@@ -58,6 +58,15 @@ export class CliBridge {
     return this.pending.get(tmuxSession) ?? 0;
   }
 
+  /**
+   * The refusal `caller` would get for this command, or for a message to the bound CLI without one;
+   * undefined when allowed. The API asks first and answers 403 before anything is recorded; a chat
+   * gets the same text as its reply from `command` and `send`.
+   */
+  refusal(caller: CliCaller, command?: { name: 'cli' | 'keys'; args: string[] }): string | undefined {
+    return this.commands.refuses(caller, command) ? REFUSAL : undefined;
+  }
+
   command(name: 'cli' | 'keys', args: string[], caller: CliCaller, prefix: string): Promise<string> {
     return name === 'cli' ? this.commands.cli(args, caller, prefix) : this.commands.keys(args, caller, prefix);
   }

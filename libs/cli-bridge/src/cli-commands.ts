@@ -23,6 +23,19 @@ export class CliCommands {
     return caller.isOwner || (this.clis()[cli]?.allow_from ?? []).includes(identityOf(caller));
   }
 
+  /**
+   * Whether `caller` would get the refusal for this command (without one: for a message to the bound
+   * CLI), decided as `cli`, `keys` and `CliBridge.send` decide it: the CLI named by `/cli use`, else the
+   * one the chat is bound to; `/cli list`, usage lines and an unknown CLI are nobody's refusal.
+   */
+  refuses(caller: CliCaller, command?: { name: 'cli' | 'keys'; args: string[] }): boolean {
+    const [sub = 'status', name] = command?.name === 'cli' ? command.args : [];
+    if (command?.name === 'cli' && sub === 'use') return !!name && !!this.clis()[name] && !this.mayDrive(name, caller);
+    if (command?.name === 'cli' && !['status', 'stop', 'restart', 'exit'].includes(sub)) return false;
+    const bound = this.bindings.get(caller.sessionKey);
+    return !!bound && !this.mayDrive(bound.cli, caller);
+  }
+
   async cli(args: string[], caller: CliCaller, prefix: string): Promise<string> {
     const [sub = 'status', name, dir] = args;
     const usage = `Usage: ${prefix}cli list | use <name> [dir] | status | stop | restart | exit`;
