@@ -6,6 +6,7 @@ import { DbModule } from '@nestclaw/db';
 import { MemoryModule } from '@nestclaw/memory';
 import { SecurityModule } from '@nestclaw/security';
 import { AccessPolicy } from './access/access-policy';
+import { ApiChat } from './api/api-chat.service';
 import { APPROVAL_DECIDER, ApprovalDecider } from './channel.port';
 import { ChannelRegistry } from './channel.registry';
 import { ChannelOwnership } from './channel-ownership.service';
@@ -68,9 +69,10 @@ export class ChannelModule {
         ConversationLogRepository,
         ChannelStatusService,
         ChannelActivityRepository,
+        ApiChat,
         { provide: APPROVAL_DECIDER, ...approvals.decider },
       ],
-      exports: [ChannelRegistry, ConversationLogService, ChannelStatusService],
+      exports: [ChannelRegistry, ConversationLogService, ChannelStatusService, ApiChat],
     };
   }
 }

@@ -1,6 +1,6 @@
 import { Body, Controller, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AgentService } from '@nestclaw/agent';
+import { ApiChat } from '@nestclaw/channel';
 import type { Principal } from '@nestclaw/security';
 import { CurrentPrincipal } from '../auth/principal.decorator';
 import { sessionScopeOf } from '../auth/principal-scope';
@@ -12,9 +12,12 @@ import { ChatRequestDto, chatRequestSchema } from './chat.dto';
 
 @Controller('v1/chat')
 export class ChatController {
-  constructor(private readonly agent: AgentService) {}
+  constructor(private readonly chats: ApiChat) {}
 
-  /** JSON by default; SSE with `"stream": true` or `Accept: text/event-stream`. */
+  /**
+   * JSON by default; SSE with `"stream": true` or `Accept: text/event-stream`. The agent answers, or the
+   * coding CLI the session is bound to (`/cli use <name>`; ApiChat routes it).
+   */
   @Post()
   async chat(
     @Body(new ZodPipe(chatRequestSchema)) dto: ChatRequestDto,
@@ -33,7 +36,7 @@ export class ChatController {
     };
     const controller = abortOnDisconnect(reply);
     if (!stream) {
-      const result = await this.agent.run(input, { signal: controller.signal });
+      const result = await this.chats.run(input, principal, { signal: controller.signal });
       await reply.status(200).send({ sessionId: result.sessionId, reply: result.reply, usage: result.usage });
       return;
     }
@@ -41,7 +44,7 @@ export class ChatController {
     let sse: SseStream | undefined;
     const open = () => (sse ??= (reply.hijack(), new SseStream(reply.raw)));
     try {
-      await this.agent.run(input, {
+      await this.chats.run(input, principal, {
         signal: controller.signal,
         stream: true,
         onEvent: (e) => {

@@ -7,6 +7,7 @@ import type { WebSocket } from 'ws';
 import { NestclawError } from '@nestclaw/common';
 import { activeTraceId, SPAN, traceRoot } from '@nestclaw/observability';
 import { AgentEvent, AgentService } from '@nestclaw/agent';
+import { ApiChat } from '@nestclaw/channel';
 import type { Principal } from '@nestclaw/security';
 import { sessionScopeOf } from '../auth/principal-scope';
 import { TokenRateLimit } from '../auth/token-rate-limit';
@@ -38,7 +39,8 @@ const MAX_SUBSCRIPTIONS_PER_SOCKET = 16;
  * session_event out. Several chats may run on one socket; each chat is an Observable of frames, so
  * closing the socket unsubscribes and cancels it. Across replicas (issue 24): a cancel naming a
  * session stops its turn on whichever replica runs it, and a subscription sees the session's events
- * from every replica (ids from LISTEN/NOTIFY; details are the client's to read over HTTP).
+ * from every replica (ids from LISTEN/NOTIFY; details are the client's to read over HTTP). A chat frame
+ * takes POST /v1/chat's path (ApiChat): `/cli` commands and a CLI-bound session's messages go to the CLI.
  */
 @WebSocketGateway({ path: '/ws' })
 export class ChatWsGateway implements OnGatewayConnection {
@@ -47,6 +49,7 @@ export class ChatWsGateway implements OnGatewayConnection {
 
   constructor(
     private readonly agent: AgentService,
+    private readonly chats: ApiChat,
     private readonly rateLimit: TokenRateLimit,
     private readonly notifications: DatabaseNotifications,
   ) {}
@@ -143,7 +146,7 @@ export class ChatWsGateway implements OnGatewayConnection {
         .then(() =>
           // One trace per chat frame, like an HTTP request; its id goes out in the `started` frame.
           traceRoot(`${SPAN.wsMessage} chat`, { 'nestclaw.channel': 'ws' }, () =>
-            this.agent.run(
+            this.chats.run(
               {
                 message: frame.message,
                 sessionId: frame.sessionId,
@@ -152,6 +155,7 @@ export class ChatWsGateway implements OnGatewayConnection {
                 endpointId: conn.endpointId,
                 principalId: sessionScopeOf(conn.principal),
               },
+              conn.principal,
               { signal: controller.signal, stream: true, onEvent: (e) => out.next(toFrame(id, e)) },
             ),
           ),
