@@ -46,7 +46,8 @@ function claudeCode(tools: HostToolPaths) {
         channels: {
           telegram: { enabled: true, token: tg.token, api_root: tg.url, allow_from: [String(alice.id)], poll_timeout: 1 },
         },
-        security: { rate_limit: { per_sender: { limit: 100, window: '1m' } } },
+        // per_token: the API test polls GET /v1/approvals while its chat request waits.
+        security: { rate_limit: { per_sender: { limit: 100, window: '1m' }, per_token: { limit: 100_000, window: '1m' } } },
         clis: {
           claude: {
             command: tools['claude-code']!,
@@ -96,9 +97,9 @@ function claudeCode(tools: HostToolPaths) {
   const button = (m: SentMessage, label: string) => m.reply_markup!.inline_keyboard![0].find((b) => b.text === label)!.callback_data;
   /** On a failure: the chat so far and Claude Code's screen, which say where it stopped. */
   const show =
-    (what: string, from: number) =>
+    (what: string, from: number, session = 'nestclaw-claude-1') =>
     async (e: unknown): Promise<never> => {
-      const screen = await tmux.capture('nestclaw-claude-1').catch((err: Error) => err.message);
+      const screen = await tmux.capture(session).catch((err: Error) => err.message);
       console.log(`waiting for ${what}; the chat since the message: ${JSON.stringify(texts(from))}\nthe screen:\n${screen}`);
       throw e;
     };
@@ -151,6 +152,42 @@ function claudeCode(tools: HostToolPaths) {
     // And the card says who decided what.
     expect(telegramHtmlToText(tg.sentTo(alice.id).find((m) => m.message_id === asked.message_id)!.current)).toMatch(/denied/i);
   }, 180_000);
+
+  it('does the same through POST /v1/chat: its question is an approval decided through the API, its answer the reply', async () => {
+    const chat = async (body: Record<string, unknown>) => {
+      const res = await h.api('/v1/chat', { json: body });
+      const json = (await res.json()) as { sessionId: string; reply: string };
+      if (res.status !== 200) throw new Error(`POST /v1/chat answered ${res.status}: ${JSON.stringify(json)}`);
+      return json;
+    };
+    const bound = await chat({ message: '/cli use claude' });
+    expect(bound.reply).toContain('tmux session nestclaw-claude-2');
+    const { sessionId } = bound;
+    const answer = chat({ message: `请创建文件 ${bash('touch made-through-api.txt')}`, sessionId });
+    const question = await eventually(
+      'the permission question in GET /v1/approvals',
+      async () => {
+        const { approvals } = (await (await h.api('/v1/approvals?status=pending')).json()) as {
+          approvals: { id: string; sessionId: string; input: { prompt: string[] } }[];
+        };
+        return approvals.find((a) => a.sessionId === sessionId);
+      },
+      90_000,
+    ).catch(show('the approval', 0, 'nestclaw-claude-2'));
+    expect(question.input.prompt.join('\n')).toContain('touch made-through-api.txt');
+    expect((await h.api(`/v1/approvals/${question.id}`, { json: { decision: 'approve' } })).status).toBe(201);
+    const { reply } = await answer.catch(show('the answer', 0, 'nestclaw-claude-2'));
+    expect(reply).toContain('tool said:');
+    expect(existsSync(join(workDir, 'made-through-api.txt'))).toBe(true);
+    const turn = await h.query<{ role: string }>(`SELECT role FROM messages WHERE session_id = $1 AND content LIKE '%tool said:%'`, [
+      sessionId,
+    ]);
+    expect(turn).toEqual([{ role: 'assistant' }]);
+  }, 240_000);
 }
 
-describeWithHostTools(['tmux', 'claude-code'], 'CLI bridge: a real Claude Code in tmux, driven from Telegram', claudeCode);
+describeWithHostTools(
+  ['tmux', 'claude-code'],
+  'CLI bridge: a real Claude Code in tmux, driven from Telegram and POST /v1/chat',
+  claudeCode,
+);
