@@ -23,6 +23,7 @@ const PUBLIC_ROUTES = [
   'GET /jobs',
   'GET /memory',
   'GET /sessions',
+  'GET /settings',
   'GET /usage',
   'POST /api/webhook/:id',
   'POST /v1/auth/session',

@@ -37,6 +37,7 @@ import { ModelsController } from './openai/models.controller';
 import { OpenApiModule } from './openapi/openapi.module';
 import { PairingController } from './pairing/pairing.controller';
 import { SecurityConfigController } from './pairing/security-config.controller';
+import { ConfigController } from './config/config.controller';
 import { ProvidersController } from './providers/providers.controller';
 import { SessionsController } from './sessions/sessions.controller';
 import { TokensController } from './tokens/tokens.controller';
@@ -99,6 +100,7 @@ export class GatewayModule {
         TokensController,
         ConversationLogController,
         SecurityConfigController,
+        ConfigController,
         ApprovalsController,
         AuditController,
         UsageController,

@@ -10,6 +10,7 @@ import { ChatPage } from './pages/chat-page';
 import { JobsPage } from './pages/jobs-page';
 import { MemoryPage } from './pages/memory-page';
 import { SessionsPage } from './pages/sessions-page';
+import { SettingsPage } from './pages/settings-page';
 import { SignInPage } from './pages/sign-in-page';
 import { UsagePage } from './pages/usage-page';
 import { navigate, Route, ROUTE_PATHS, useRoute } from './router';
@@ -25,6 +26,7 @@ const PAGES: { route: Route; label: MessageKey; scope: string }[] = [
   { route: 'memory', label: 'nav.memory', scope: 'chat' },
   { route: 'jobs', label: 'nav.jobs', scope: 'chat' },
   { route: 'agents', label: 'nav.agents', scope: 'admin' },
+  { route: 'settings', label: 'nav.settings', scope: 'admin' },
 ];
 
 function Settings() {
@@ -63,6 +65,7 @@ function Page({ route, session }: { route: Route; session: SignedIn }) {
   if (route === 'usage') return <UsagePage />;
   if (route === 'jobs') return <JobsPage />;
   if (route === 'agents') return <AgentsPage />;
+  if (route === 'settings') return <SettingsPage />;
   if (route === 'memory') return <MemoryPage isAdmin={hasScope(session, 'admin')} />;
   return <ChatPage canWatch={hasScope(session, 'admin')} />;
 }

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 
 /** The app's pages; the gateway answers each path with index.html (apps/gateway/src/ui/ui.controller.ts). */
-export type Route = 'chat' | 'approvals' | 'sessions' | 'channels' | 'usage' | 'memory' | 'jobs' | 'agents';
+export type Route = 'chat' | 'approvals' | 'sessions' | 'channels' | 'usage' | 'memory' | 'jobs' | 'agents' | 'settings';
 export const ROUTE_PATHS: Record<Route, string> = {
   chat: '/',
   approvals: '/approvals',
@@ -11,6 +11,7 @@ export const ROUTE_PATHS: Record<Route, string> = {
   memory: '/memory',
   jobs: '/jobs',
   agents: '/agents',
+  settings: '/settings',
 };
 
 function routeOf(path: string): Route {

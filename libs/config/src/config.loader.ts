@@ -76,20 +76,29 @@ export interface LoadedConfig {
 
 /** Reads, interpolates, overrides and validates. Throws one error listing every bad key. */
 export function loadConfig(path: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
-  let raw: Json = {};
   const fromFile = existsSync(path);
-  if (fromFile) {
-    let parsed: unknown;
-    try {
-      parsed = parseYaml(readFileSync(path, 'utf8'));
-    } catch (e) {
-      throw new NestclawError('config_invalid', `Invalid configuration in ${path}: not valid YAML: ${(e as Error).message}`);
-    }
-    if (parsed !== null && parsed !== undefined && (typeof parsed !== 'object' || Array.isArray(parsed))) {
-      throw new NestclawError('config_invalid', `Invalid configuration in ${path}: the top level must be a mapping of sections`);
-    }
-    raw = (parsed ?? {}) as Json;
+  return {
+    config: validateConfig(fromFile ? parseConfigFile(readFileSync(path, 'utf8'), path) : {}, fromFile ? path : undefined, env),
+    fromFile,
+  };
+}
+
+/** The file's text as the raw mapping of sections (before `${VAR}` and env overrides). */
+export function parseConfigFile(text: string, path: string): Json {
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(text);
+  } catch (e) {
+    throw new NestclawError('config_invalid', `Invalid configuration in ${path}: not valid YAML: ${(e as Error).message}`);
   }
+  if (parsed !== null && parsed !== undefined && (typeof parsed !== 'object' || Array.isArray(parsed))) {
+    throw new NestclawError('config_invalid', `Invalid configuration in ${path}: the top level must be a mapping of sections`);
+  }
+  return (parsed ?? {}) as Json;
+}
+
+/** Interpolates, applies the environment and validates a raw mapping (from the file at `path`, or none). */
+export function validateConfig(raw: Json, path: string | undefined, env: NodeJS.ProcessEnv): NestclawConfig {
   const merged = applyEnv(interpolate(raw, env) as Json, env);
   const result = configSchema.safeParse(merged);
   if (!result.success) {
@@ -101,7 +110,7 @@ export function loadConfig(path: string, env: NodeJS.ProcessEnv = process.env): 
     );
     throw new NestclawError(
       'config_invalid',
-      `Invalid configuration (${fromFile ? path : 'defaults + environment'}), fix these keys:\n${issues
+      `Invalid configuration (${path ?? 'defaults + environment'}), fix these keys:\n${issues
         .map((i) => `  - ${i.path || '(top level)'}: ${i.message}`)
         .join('\n')}`,
       { issues },
@@ -112,5 +121,5 @@ export function loadConfig(path: string, env: NodeJS.ProcessEnv = process.env): 
     const first = Object.keys(config.models)[0];
     if (first) config.providers.primary = first;
   }
-  return { config, fromFile };
+  return config;
 }

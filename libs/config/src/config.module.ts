@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import type { NestclawConfig } from './config.schema';
+import { ConfigEditor } from './config-editor.service';
 import { CONFIG_OPTIONS, ConfigOptions, ConfigService } from './config.service';
 import { defaultConfigPath, nestclawHome } from './nestclaw-home';
 
@@ -21,7 +22,7 @@ export interface ConfigModuleOptions {
 class ConfigOptionsModule {}
 
 /** ConfigService, one per process: every module that uses it imports ConfigModule. */
-@Module({ providers: [ConfigService], exports: [ConfigService] })
+@Module({ providers: [ConfigService, ConfigEditor], exports: [ConfigService, ConfigEditor] })
 export class ConfigModule {
   /** For the composition root: where the config file is and whether to watch it. */
   static forRoot(opts: ConfigModuleOptions = {}): DynamicModule {

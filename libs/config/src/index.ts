@@ -6,3 +6,5 @@ export * from './reconfigurable';
 export * from './nestclaw-home';
 export * from './config.secrets';
 export * from './gateway-info';
+export * from './config-diff';
+export * from './config-editor.service';

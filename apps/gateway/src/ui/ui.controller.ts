@@ -58,6 +58,11 @@ export class UiController {
     return this.index(req, reply);
   }
 
+  @Get('settings')
+  settings(@Req() req: FastifyRequest, @Res() reply: FastifyReply) {
+    return this.index(req, reply);
+  }
+
   @Get('assets/:file')
   asset(@Param('file') file: string, @Res() reply: FastifyReply) {
     if (!ASSET_NAME.test(file) || !uiBuilt()) throw new NestclawError('not_found', `No UI asset "${file}"`);
