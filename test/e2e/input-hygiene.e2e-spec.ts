@@ -198,6 +198,8 @@ describe('fuzz over the HTTP surface', () => {
             summary: scalar(),
             scopes: [scalar()],
             channel: scalar(),
+            yaml: scalar(),
+            version: scalar(),
           });
         case 6:
           return String(scalar());
@@ -224,6 +226,9 @@ describe('fuzz over the HTTP surface', () => {
       ['GET', '/v1/log/export'],
       ['GET', '/v1/providers'],
       ['POST', '/v1/config/security/confirm'],
+      ['GET', '/v1/config'],
+      ['POST', '/v1/config/sections/:x/preview'],
+      ['PUT', '/v1/config/sections/:x'],
       ['GET', '/v1/:x'],
       ['PUT', '/v1/chat'],
     ];

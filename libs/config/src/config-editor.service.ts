@@ -123,7 +123,7 @@ export class ConfigEditor {
 
   private parseSection(section: string, yaml: string): unknown {
     try {
-      return parseYaml(yaml) as unknown;
+      return parseYaml(yaml, { logLevel: 'error' }) as unknown;
     } catch (e) {
       throw new NestclawError('config_invalid', `"${section}" is not valid YAML: ${(e as Error).message.split('\n')[0]}`);
     }

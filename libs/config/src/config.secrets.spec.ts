@@ -1,5 +1,5 @@
 import { configSchema } from './config.schema';
-import { REDACTED, redactConfig, redactSecrets, secretValues } from './config.secrets';
+import { maskFileSecrets, REDACTED, redactConfig, redactSecrets, restoreMaskedSecrets, secretValues } from './config.secrets';
 
 const config = configSchema.parse({
   database: { url: 'postgres://app:pw-db-123@db/nestclaw' },
@@ -33,5 +33,22 @@ describe('secrets marked in the schema', () => {
       ['sk-main-123456', 'hdr-secret-999', 'postgres://app:pw-db-123@db/nestclaw', 'brave-key-777', '123:tg-token-abc'].sort(),
     );
     expect(redactSecrets('401 from upstream: key sk-main-123456 rejected', secrets)).toBe(`401 from upstream: key ${REDACTED} rejected`);
+  });
+});
+
+describe('masking and restoring secrets in an edited section', () => {
+  it('sees through prototype names in an edited section instead of taking them for schema keys', () => {
+    const edited = JSON.parse('{"__proto__":{"polluted":1},"constructor":{"x":1},"default":{"api_key":"[redacted]"}}') as unknown;
+    expect(() => restoreMaskedSecrets('models', edited, { default: { api_key: 'sk-kept' } })).not.toThrow();
+    expect(restoreMaskedSecrets('models', edited, { default: { api_key: 'sk-kept' } })).toMatchObject({ default: { api_key: 'sk-kept' } });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('masks literal secrets of a file section and a fallback of a ${VAR} reference, and keeps bare references', () => {
+    expect(maskFileSecrets('models', { a: { api_key: 'sk-literal' }, b: { api_key: '${KEY}' }, c: { api_key: '${KEY:-x}' } })).toEqual({
+      a: { api_key: '[redacted]' },
+      b: { api_key: '${KEY}' },
+      c: { api_key: '[redacted]' },
+    });
   });
 });

@@ -34,8 +34,11 @@ function visit(schema: z.ZodType, value: unknown, onSecret: OnSecret, path: Path
       return visit(def.out as z.ZodType, visit(def.in as z.ZodType, value, onSecret, path), onSecret, path);
     case 'object': {
       if (typeof value !== 'object' || Array.isArray(value)) return value;
+      // Own keys only: an edited section can name `__proto__` or `constructor` (refused later by the schema).
       const shape = def.shape as Record<string, z.ZodType>;
-      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, shape[k] ? visit(shape[k], v, onSecret, [...path, k]) : v]));
+      return Object.fromEntries(
+        Object.entries(value).map(([k, v]) => [k, Object.hasOwn(shape, k) ? visit(shape[k], v, onSecret, [...path, k]) : v]),
+      );
     }
     case 'record': {
       if (typeof value !== 'object' || Array.isArray(value)) return value;
@@ -73,8 +76,11 @@ export function redactSecrets(text: string, secrets: readonly string[]): string 
   return out;
 }
 
-/** A `${VAR}` reference names where a secret comes from, not the secret: the owner may see it. */
-const isEnvReference = (v: unknown): boolean => typeof v === 'string' && /^\$\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}$/.test(v);
+/**
+ * A bare `${VAR}` reference names where a secret comes from, not the secret: the owner may see it. One
+ * with a fallback (`${VAR:-…}`) is masked, since the fallback may be a secret itself.
+ */
+const isEnvReference = (v: unknown): boolean => typeof v === 'string' && /^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/.test(v);
 
 /** One section as written in the file, for the settings page: literal secrets masked, `${VAR}` references kept. */
 export function maskFileSecrets(section: string, raw: unknown): unknown {
