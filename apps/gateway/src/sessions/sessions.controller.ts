@@ -9,10 +9,14 @@ const listQuery = z.object({
   limit: z.coerce.number().int().min(1).max(500).default(50),
   before: z.iso.datetime({ offset: true }).optional(),
 });
-const messagesQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(1000).default(200),
-  after: z.coerce.number().int().min(0).default(0),
-});
+const messagesQuery = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(1000).default(200),
+    after: z.coerce.number().int().min(0).optional(),
+    /** The page just before this seq, or `end` for the newest page. */
+    before: z.union([z.literal('end'), z.coerce.number().int().min(1)]).optional(),
+  })
+  .refine((q) => q.after === undefined || q.before === undefined, 'give after or before, not both');
 
 @RequireScope('admin')
 @Controller('v1/sessions')
@@ -28,10 +32,14 @@ export class SessionsController {
     return { sessions: await this.sessions.list(q.limit, q.before ? new Date(q.before) : undefined) };
   }
 
-  /** The full transcript in order, including tool calls and results; page with `?after=<seq>`. */
+  /**
+   * The transcript in order, including tool calls and results: page forward with `?after=<seq>`, or
+   * back from the newest with `?before=end`, then `?before=<first seq seen>`.
+   */
   @Get(':sessionId/messages')
   async messages(@Param('sessionId') sessionId: string, @Query(new ZodPipe(messagesQuery)) q: z.output<typeof messagesQuery>) {
-    return { sessionId, messages: await this.sessions.transcript(sessionId, q.after, q.limit) };
+    const page = q.before !== undefined ? { before: q.before } : { after: q.after ?? 0 };
+    return { sessionId, messages: await this.sessions.transcript(sessionId, page, q.limit) };
   }
 
   /**

@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { t } from '../i18n/i18n';
 import { ApprovalCard } from './approval-card';
 import { MarkdownView } from './markdown-view';
@@ -8,6 +8,8 @@ import type { ApprovalStatus, Item } from './transcript';
 interface Props {
   items: Item[];
   onApprovalDecided: (approvalId: string, status: ApprovalStatus) => void;
+  /** Loads the page before the first item; absent when the transcript starts here. */
+  onLoadEarlier?: () => Promise<void>;
 }
 
 function ItemView({ item, onApprovalDecided }: { item: Item } & Pick<Props, 'onApprovalDecided'>) {
@@ -37,17 +39,57 @@ function ItemView({ item, onApprovalDecided }: { item: Item } & Pick<Props, 'onA
   }
 }
 
-/** The conversation, newest at the bottom, kept scrolled there while it grows if the reader was there. */
-export function TranscriptView({ items, onApprovalDecided }: Props) {
+/**
+ * The conversation, newest at the bottom, kept scrolled there while it grows if the reader was there.
+ * A long one is paged: scrolling to the top (or the button there) loads the page before, and the
+ * reader stays on the message they were reading while it is added above.
+ */
+export function TranscriptView({ items, onApprovalDecided, onLoadEarlier }: Props) {
   const end = useRef<HTMLDivElement>(null);
   const list = useRef<HTMLDivElement>(null);
-  useEffect(() => {
+  const top = useRef<HTMLDivElement>(null);
+  const previous = useRef<{ first?: string; height: number }>({ height: 0 });
+  const [loading, setLoading] = useState(false);
+
+  useLayoutEffect(() => {
     const el = list.current;
-    const nearBottom = !el || el.scrollHeight - el.scrollTop - el.clientHeight < 120;
-    if (nearBottom) end.current?.scrollIntoView({ block: 'end' });
+    if (!el) return;
+    const before = previous.current;
+    const first = items[0]?.key;
+    const prepended = before.first !== undefined && first !== before.first && items.some((i) => i.key === before.first);
+    if (prepended) {
+      // Keep what the reader sees in place: move down by what was added above.
+      const added = el.scrollHeight - before.height;
+      if (el.scrollHeight > el.clientHeight) el.scrollTop += added;
+      else window.scrollBy(0, added);
+    } else if (el.scrollHeight - el.scrollTop - el.clientHeight < 120 || before.first === undefined) {
+      end.current?.scrollIntoView({ block: 'end' });
+    }
+    previous.current = { first, height: el.scrollHeight };
   }, [items]);
+
+  const loadEarlier = () => {
+    if (!onLoadEarlier || loading) return;
+    setLoading(true);
+    void onLoadEarlier().finally(() => setLoading(false));
+  };
+  // Reaching the top loads the page before (once the one in flight has come).
+  useEffect(() => {
+    if (!onLoadEarlier || loading || !top.current) return;
+    const seen = new IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && loadEarlier());
+    seen.observe(top.current);
+    return () => seen.disconnect();
+  }, [onLoadEarlier, loading]);
+
   return (
     <div class="transcript" ref={list} role="log" aria-live="polite" aria-label={t('chat.transcriptLabel')} tabIndex={0}>
+      {onLoadEarlier && (
+        <div ref={top} class="transcript-earlier">
+          <button type="button" disabled={loading} onClick={loadEarlier}>
+            {loading ? t('chat.loadingEarlier') : t('chat.loadEarlier')}
+          </button>
+        </div>
+      )}
       {items.map((item) => (
         <ItemView key={item.key} item={item} onApprovalDecided={onApprovalDecided} />
       ))}

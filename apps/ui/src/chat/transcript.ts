@@ -43,16 +43,27 @@ function parsedArguments(text: string): unknown {
 /** The transcript of a stored session: user and assistant text, and each tool call with its result. */
 export function fromStored(messages: StoredMessage[]): Item[] {
   const items: Item[] = [];
+  // Each call's card by its id: a result finds its card at once, however long the transcript.
+  const cards = new Map<string, Extract<Item, { kind: 'tool' }>>();
   for (const m of messages) {
     const key = `m${m.seq}`;
     if (m.role === 'user') items.push({ kind: 'user', key, text: m.content });
     if (m.role === 'assistant') {
       if (m.content) items.push({ kind: 'assistant', key, text: m.content, streaming: false, interrupted: m.status === 'interrupted' });
-      for (const call of m.toolCalls ?? [])
-        items.push({ kind: 'tool', key: `${key}-${call.id}`, callId: call.id, name: call.name, input: parsedArguments(call.arguments) });
+      for (const call of m.toolCalls ?? []) {
+        const card = {
+          kind: 'tool' as const,
+          key: `${key}-${call.id}`,
+          callId: call.id,
+          name: call.name,
+          input: parsedArguments(call.arguments),
+        };
+        cards.set(call.id, card);
+        items.push(card);
+      }
     }
-    if (m.role === 'tool') {
-      const card = items.find((i): i is Extract<Item, { kind: 'tool' }> => i.kind === 'tool' && i.callId === m.toolCallId);
+    if (m.role === 'tool' && m.toolCallId) {
+      const card = cards.get(m.toolCallId);
       if (card) card.output = m.content;
     }
   }

@@ -2,7 +2,8 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, messageOf } from '../api';
 import { t } from '../i18n/i18n';
 import { frameId, GatewaySocket, ServerFrame, SocketStatus } from './gateway-socket';
-import { applyFrame, ApprovalStatus, fromStored, Item, setApprovalStatus, StoredMessage, turnRunning } from './transcript';
+import { applyFrame, ApprovalStatus, fromStored, Item, setApprovalStatus, turnRunning } from './transcript';
+import { transcriptPage } from './transcript-pages';
 
 /** Survives a reload of this tab (not other tabs): the conversation to show again. */
 const SESSION_KEY = 'nestclaw.chat.sessionId';
@@ -35,6 +36,8 @@ export function useChat(canWatch: boolean) {
   const [status, setStatus] = useState<SocketStatus>('connecting');
   const [runningId, setRunningId] = useState<string | null>(null);
   const [watching, setWatching] = useState(false);
+  /** Where the page before the loaded ones ends; null when the whole session is loaded. */
+  const [earlierBefore, setEarlierBefore] = useState<number | null>(null);
   const socket = useRef<GatewaySocket>();
 
   useEffect(() => {
@@ -49,9 +52,10 @@ export function useChat(canWatch: boolean) {
     else sessionStorage.removeItem(SESSION_KEY);
   };
 
-  /** The stored transcript, plus any approval still waiting in this session; true when a turn runs. */
+  /** The stored transcript's newest page, plus any approval still waiting in this session; true when a turn runs. */
   const reload = async (id: string): Promise<boolean> => {
-    const { messages } = await api<{ messages: StoredMessage[] }>(`/v1/sessions/${encodeURIComponent(id)}/messages?limit=1000`);
+    const { messages, earlierBefore } = await transcriptPage(id, 'end');
+    setEarlierBefore(earlierBefore);
     const running = turnRunning(messages);
     let next = fromStored(messages);
     if (running) {
@@ -117,8 +121,17 @@ export function useChat(canWatch: boolean) {
     );
   };
 
+  const loadEarlier = async () => {
+    if (!sessionId || earlierBefore === null) return;
+    const page = await transcriptPage(sessionId, earlierBefore);
+    setEarlierBefore(page.earlierBefore);
+    setItems((now) => [...fromStored(page.messages), ...now]);
+  };
+
   return {
     items,
+    /** Absent when the transcript is loaded from its start. */
+    loadEarlier: earlierBefore === null ? undefined : loadEarlier,
     sessionId,
     status,
     running: runningId !== null || watching,
@@ -132,6 +145,7 @@ export function useChat(canWatch: boolean) {
     },
     newSession: () => {
       remember(null);
+      setEarlierBefore(null);
       setItems([]);
     },
     approvalDecided: (approvalId: string, decided: ApprovalStatus) => setItems((now) => setApprovalStatus(now, approvalId, decided)),

@@ -37,6 +37,8 @@ export const en = {
   'chat.stop': 'Stop',
   'chat.you': 'You',
   'chat.assistant': 'Assistant',
+  'chat.loadEarlier': 'Load earlier messages',
+  'chat.loadingEarlier': 'Loading earlier messages…',
   'chat.streaming': 'Writing…',
   'chat.running': 'A reply is still being written in this session; it appears here when it is done.',
   'chat.cancelled': 'Stopped.',

@@ -38,6 +38,8 @@ export const zhCN: Record<MessageKey, string> = {
   'chat.stop': '停止',
   'chat.you': '你',
   'chat.assistant': '助手',
+  'chat.loadEarlier': '加载更早的消息',
+  'chat.loadingEarlier': '正在加载更早的消息…',
   'chat.streaming': '正在输出…',
   'chat.running': '此会话中仍有回复正在生成，完成后会显示在这里。',
   'chat.cancelled': '已停止。',

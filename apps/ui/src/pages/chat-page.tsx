@@ -51,7 +51,7 @@ export function ChatPage({ canWatch }: { canWatch: boolean }) {
         </p>
       )}
       {chat.items.length === 0 ? <p class="empty">{t('chat.empty')}</p> : null}
-      <TranscriptView items={chat.items} onApprovalDecided={chat.approvalDecided} />
+      <TranscriptView items={chat.items} onApprovalDecided={chat.approvalDecided} onLoadEarlier={chat.loadEarlier} />
       {chat.reattached && (
         <p class="hint" role="status">
           {t('chat.running')}

@@ -2,7 +2,8 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, messageOf } from '../api';
 import { ErrorAlert } from '../components/page-notices';
 import { TranscriptView } from '../chat/transcript-view';
-import { fromStored, Item, StoredMessage } from '../chat/transcript';
+import { fromStored, Item } from '../chat/transcript';
+import { transcriptPage } from '../chat/transcript-pages';
 import { continueSession } from '../chat/use-chat';
 import { language, t } from '../i18n/i18n';
 import { navigate } from '../router';
@@ -25,7 +26,7 @@ const PAGE = 50;
 export function SessionsPage() {
   const [sessions, setSessions] = useState<SessionSummary[]>([]);
   const [more, setMore] = useState(false);
-  const [open, setOpen] = useState<{ id: string; items: Item[] } | null>(null);
+  const [open, setOpen] = useState<{ id: string; items: Item[]; earlierBefore: number | null } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const fail = (e: unknown) => setError(t('error.generic', { message: messageOf(e) }));
   const loadPage = async (before?: string) => {
@@ -35,8 +36,15 @@ export function SessionsPage() {
     setMore(page.sessions.length === PAGE);
   };
   const openTranscript = async (id: string) => {
-    const { messages } = await api<{ messages: StoredMessage[] }>(`/v1/sessions/${encodeURIComponent(id)}/messages?limit=1000`);
-    setOpen({ id, items: fromStored(messages) });
+    const page = await transcriptPage(id, 'end');
+    setOpen({ id, items: fromStored(page.messages), earlierBefore: page.earlierBefore });
+  };
+  const loadEarlier = async () => {
+    if (!open || open.earlierBefore === null) return;
+    const page = await transcriptPage(open.id, open.earlierBefore);
+    setOpen((now) =>
+      now && now.id === open.id ? { ...now, items: [...fromStored(page.messages), ...now.items], earlierBefore: page.earlierBefore } : now,
+    );
   };
   useEffect(() => void loadPage().catch(fail), []);
   return (
@@ -99,7 +107,12 @@ export function SessionsPage() {
               {t('sessions.close')}
             </button>
           </header>
-          <TranscriptView items={open.items} onApprovalDecided={() => void openTranscript(open.id).catch(fail)} />
+          <TranscriptView
+            key={open.id}
+            items={open.items}
+            onApprovalDecided={() => void openTranscript(open.id).catch(fail)}
+            onLoadEarlier={open.earlierBefore === null ? undefined : () => loadEarlier().catch(fail)}
+          />
         </section>
       )}
     </section>

@@ -40,16 +40,32 @@ export class SessionRepository {
       orderBy: { seq: 'asc' },
       take: limit,
     });
-    return rows.map((r) => ({
-      seq: r.seq,
-      turnId: r.turnId,
-      role: r.role as StoredMessage['role'],
-      content: r.content,
-      toolCalls: (r.toolCalls as ToolCall[] | null) ?? null,
-      toolCallId: r.toolCallId,
-      toolName: r.toolName,
-      status: r.status,
-      createdAt: r.createdAt.toISOString(),
-    }));
+    return rows.map(toStoredMessage);
   }
+
+  /** The `limit` messages just before `beforeSeq` (the newest ones when it is null), in order. */
+  async listMessagesBefore(sessionId: string, beforeSeq: number | null, limit: number): Promise<StoredMessage[]> {
+    const rows = await this.db.prisma.message.findMany({
+      where: { sessionId, ...(beforeSeq === null ? {} : { seq: { lt: beforeSeq } }) },
+      orderBy: { seq: 'desc' },
+      take: limit,
+    });
+    return rows.reverse().map(toStoredMessage);
+  }
+}
+
+type MessageRow = Awaited<ReturnType<DatabaseService['prisma']['message']['findMany']>>[number];
+
+function toStoredMessage(r: MessageRow): StoredMessage {
+  return {
+    seq: r.seq,
+    turnId: r.turnId,
+    role: r.role as StoredMessage['role'],
+    content: r.content,
+    toolCalls: (r.toolCalls as ToolCall[] | null) ?? null,
+    toolCallId: r.toolCallId,
+    toolName: r.toolName,
+    status: r.status,
+    createdAt: r.createdAt.toISOString(),
+  };
 }

@@ -14,11 +14,15 @@ export class SessionsService {
     return this.sessions.listRecent(limit, before);
   }
 
-  /** The transcript in order after `afterSeq`; `session_not_found` when there is no such session. */
-  async transcript(sessionId: string, afterSeq: number, limit: number): Promise<StoredMessage[]> {
+  /**
+   * A page of the transcript in order: after `page.after`, or just before `page.before` ('end': the
+   * newest page, how a long conversation is opened); `session_not_found` when there is no such session.
+   */
+  async transcript(sessionId: string, page: { after: number } | { before: number | 'end' }, limit: number): Promise<StoredMessage[]> {
     if (!SESSION_ID_PATTERN.test(sessionId) || !(await this.sessions.exists(sessionId))) {
       throw new NestclawError('session_not_found', `Session "${sessionId}" does not exist`);
     }
-    return this.sessions.listMessages(sessionId, afterSeq, limit);
+    if ('after' in page) return this.sessions.listMessages(sessionId, page.after, limit);
+    return this.sessions.listMessagesBefore(sessionId, page.before === 'end' ? null : page.before, limit);
   }
 }
