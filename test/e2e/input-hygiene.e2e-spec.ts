@@ -243,6 +243,8 @@ describe('fuzz over the HTTP surface', () => {
       'status',
       'channel',
       'probe',
+      'q',
+      'agent',
       '__proto__',
       'constructor',
     ];

@@ -8,6 +8,10 @@ import { ZodPipe } from '../http/zod-validation.pipe';
 const listQuery = z.object({
   limit: z.coerce.number().int().min(1).max(500).default(50),
   before: z.iso.datetime({ offset: true }).optional(),
+  /** An id prefix, or words from the title or the conversation (case-insensitive, any language). */
+  q: z.string().trim().min(1).max(200).optional(),
+  channel: z.string().min(1).max(64).optional(),
+  agent: z.string().min(1).max(64).optional(),
 });
 const messagesQuery = z
   .object({
@@ -26,10 +30,11 @@ export class SessionsController {
     private readonly agent: AgentService,
   ) {}
 
-  /** Most recently active first; page with `?before=<updatedAt of the last one>`. */
+  /** Most recently active first; page with `?before=<updatedAt of the last one>`; search with `q`, filter by `channel` and `agent`. */
   @Get()
   async list(@Query(new ZodPipe(listQuery)) q: z.output<typeof listQuery>) {
-    return { sessions: await this.sessions.list(q.limit, q.before ? new Date(q.before) : undefined) };
+    const filter = { query: q.q, channel: q.channel, agentId: q.agent };
+    return { sessions: await this.sessions.list(q.limit, q.before ? new Date(q.before) : undefined, filter) };
   }
 
   /**

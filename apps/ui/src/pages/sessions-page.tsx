@@ -17,8 +17,17 @@ interface SessionSummary {
   inputTokens: number;
   outputTokens: number;
   costUsd: number;
+  running: boolean;
   updatedAt: string;
 }
+
+interface Filter {
+  q: string;
+  channel: string;
+  agent: string;
+}
+/** Typing waits this long for the next key before it asks the gateway. */
+const SEARCH_DELAY_MS = 300;
 
 const PAGE = 50;
 
@@ -29,12 +38,24 @@ export function SessionsPage() {
   const [open, setOpen] = useState<{ id: string; items: Item[]; earlierBefore: number | null } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const fail = (e: unknown) => setError(t('error.generic', { message: messageOf(e) }));
+  const [filter, setFilter] = useState<Filter>({ q: '', channel: '', agent: '' });
+  /** The channels and agents seen so far: the filters' choices. */
+  const [seen, setSeen] = useState<{ channels: string[]; agents: string[] }>({ channels: [], agents: [] });
   const loadPage = async (before?: string) => {
-    const q = `?limit=${PAGE}${before ? `&before=${encodeURIComponent(before)}` : ''}`;
-    const page = await api<{ sessions: SessionSummary[] }>(`/v1/sessions${q}`);
+    const params = new URLSearchParams({ limit: String(PAGE) });
+    if (before) params.set('before', before);
+    if (filter.q.trim()) params.set('q', filter.q.trim());
+    if (filter.channel) params.set('channel', filter.channel);
+    if (filter.agent) params.set('agent', filter.agent);
+    const page = await api<{ sessions: SessionSummary[] }>(`/v1/sessions?${params.toString()}`);
     setSessions((now) => (before ? [...now, ...page.sessions] : page.sessions));
     setMore(page.sessions.length === PAGE);
+    setSeen((now) => ({
+      channels: [...new Set([...now.channels, ...page.sessions.map((x) => x.channel)])].sort(),
+      agents: [...new Set([...now.agents, ...page.sessions.map((x) => x.agentId)])].sort(),
+    }));
   };
+  const filtered = filter.q.trim() !== '' || filter.channel !== '' || filter.agent !== '';
   const openTranscript = async (id: string) => {
     const page = await transcriptPage(id, 'end');
     setOpen({ id, items: fromStored(page.messages), earlierBefore: page.earlierBefore });
@@ -46,18 +67,57 @@ export function SessionsPage() {
       now && now.id === open.id ? { ...now, items: [...fromStored(page.messages), ...now.items], earlierBefore: page.earlierBefore } : now,
     );
   };
-  useEffect(() => void loadPage().catch(fail), []);
+  // The list follows the search as it is typed (a pause, not every key) and the filters at once.
+  useEffect(() => {
+    const timer = setTimeout(() => void loadPage().then(() => setError(null), fail), SEARCH_DELAY_MS);
+    return () => clearTimeout(timer);
+  }, [filter]);
   return (
     <section class="page" aria-labelledby="sessions-title">
       <h1 id="sessions-title">{t('sessions.title')}</h1>
+      <form class="session-filters" role="search" onSubmit={(e) => e.preventDefault()}>
+        <label class="inline-field">
+          {t('sessions.search')}
+          <input
+            type="search"
+            value={filter.q}
+            placeholder={t('sessions.searchHint')}
+            maxLength={200}
+            onInput={(e) => setFilter({ ...filter, q: e.currentTarget.value })}
+          />
+        </label>
+        <label class="inline-field">
+          {t('sessions.channel')}
+          <select value={filter.channel} onChange={(e) => setFilter({ ...filter, channel: e.currentTarget.value })}>
+            <option value="">{t('sessions.anyChannel')}</option>
+            {seen.channels.map((c) => (
+              <option key={c} value={c}>
+                {c}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label class="inline-field">
+          {t('sessions.agent')}
+          <select value={filter.agent} onChange={(e) => setFilter({ ...filter, agent: e.currentTarget.value })}>
+            <option value="">{t('sessions.anyAgent')}</option>
+            {seen.agents.map((a) => (
+              <option key={a} value={a}>
+                {a}
+              </option>
+            ))}
+          </select>
+        </label>
+      </form>
       <ErrorAlert error={error} />
-      {sessions.length === 0 && !error && <p class="empty">{t('sessions.none')}</p>}
+      {sessions.length === 0 && !error && <p class="empty">{filtered ? t('sessions.noMatch') : t('sessions.none')}</p>}
       {sessions.length > 0 && (
         <div class="table-scroll">
           <table>
             <thead>
               <tr>
                 <th scope="col">{t('sessions.updated')}</th>
+                <th scope="col">{t('sessions.state')}</th>
                 <th scope="col">{t('sessions.agent')}</th>
                 <th scope="col">{t('sessions.channel')}</th>
                 <th scope="col">{t('sessions.messages')}</th>
@@ -73,6 +133,11 @@ export function SessionsPage() {
                       <span class="visually-hidden">{t('sessions.open', { id: s.title ?? s.id })}</span>
                       <span aria-hidden="true">{new Date(s.updatedAt).toLocaleString(language())}</span>
                     </button>
+                  </td>
+                  <td>
+                    <span class={`state ${s.running ? 'state-running' : ''}`}>
+                      {s.running ? t('sessions.running') : t('sessions.idle')}
+                    </span>
                   </td>
                   <td>{s.agentId}</td>
                   <td>{s.channel}</td>

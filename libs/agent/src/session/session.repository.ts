@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseService } from '@nestclaw/db';
 import type { ToolCall } from '@nestclaw/provider';
-import type { SessionSummary, StoredMessage } from './session.types';
+import type { SessionFilter, SessionSummary, StoredMessage } from './session.types';
 
 /** Sessions as the API lists them: existence, the most recent ones, a transcript page (Prisma: ordinary reads). */
 @Injectable()
@@ -13,9 +13,26 @@ export class SessionRepository {
     return n > 0;
   }
 
-  async listRecent(limit: number, before?: Date): Promise<SessionSummary[]> {
+  async listRecent(limit: number, before?: Date, filter: SessionFilter = {}): Promise<SessionSummary[]> {
+    const { channel, agentId } = filter;
+    // Prisma's contains/startsWith pass the text to LIKE as is: a `%` or `_` searched for is a character.
+    const query = filter.query?.replace(/[\\%_]/g, '\\$&');
     const rows = await this.db.prisma.session.findMany({
-      where: before ? { updatedAt: { lt: before } } : undefined,
+      where: {
+        ...(before ? { updatedAt: { lt: before } } : {}),
+        ...(channel ? { channel } : {}),
+        ...(agentId ? { agentId } : {}),
+        ...(query
+          ? {
+              OR: [
+                { id: { startsWith: query } },
+                { title: { contains: query, mode: 'insensitive' as const } },
+                // What people and the assistant said, not tool output (which can be large and is not the conversation).
+                { messages: { some: { role: { in: ['user', 'assistant'] }, content: { contains: query, mode: 'insensitive' as const } } } },
+              ],
+            }
+          : {}),
+      },
       orderBy: { updatedAt: 'desc' },
       take: limit,
       include: { _count: { select: { messages: true } } },
@@ -29,6 +46,7 @@ export class SessionRepository {
       inputTokens: Number(r.inputTokens),
       outputTokens: Number(r.outputTokens),
       costUsd: Number(r.costUsd),
+      running: r.turnReplica !== null,
       createdAt: r.createdAt.toISOString(),
       updatedAt: r.updatedAt.toISOString(),
     }));

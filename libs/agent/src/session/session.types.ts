@@ -88,6 +88,15 @@ export interface SessionSummary {
   inputTokens: number;
   outputTokens: number;
   costUsd: number;
+  /** A turn of the session is running now (on some replica). */
+  running: boolean;
   createdAt: string;
   updatedAt: string;
+}
+
+/** Which sessions a list shows: `query` matches an id prefix, the title, or what was said (any language). */
+export interface SessionFilter {
+  query?: string;
+  channel?: string;
+  agentId?: string;
 }

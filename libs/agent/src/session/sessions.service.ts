@@ -2,16 +2,16 @@ import { Injectable } from '@nestjs/common';
 import { NestclawError } from '@nestclaw/common';
 import { SESSION_ID_PATTERN } from './session-key';
 import { SessionRepository } from './session.repository';
-import type { SessionSummary, StoredMessage } from './session.types';
+import type { SessionFilter, SessionSummary, StoredMessage } from './session.types';
 
 /** Sessions as the admin API reads them: the most recent ones and a transcript page. */
 @Injectable()
 export class SessionsService {
   constructor(private readonly sessions: SessionRepository) {}
 
-  /** Most recently active first; page with `before` = the updatedAt of the last one. */
-  list(limit: number, before?: Date): Promise<SessionSummary[]> {
-    return this.sessions.listRecent(limit, before);
+  /** Most recently active first, those the filter matches; page with `before` = the updatedAt of the last one. */
+  list(limit: number, before?: Date, filter: SessionFilter = {}): Promise<SessionSummary[]> {
+    return this.sessions.listRecent(limit, before, filter);
   }
 
   /**
