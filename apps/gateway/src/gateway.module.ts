@@ -44,6 +44,7 @@ import { TokensController } from './tokens/tokens.controller';
 import { UsageController } from './usage/usage.controller';
 import { AgentsController } from './agents/agents.controller';
 import { AgentsOverviewService } from './agents/agents-overview.service';
+import { AgentWorkspaceService } from './agents/agent-workspace.service';
 import { UiController } from './ui/ui.controller';
 import { ChatWsGateway } from './ws/chat.ws-gateway';
 import { WsUpgradeAuth } from './ws/ws-upgrade.auth';
@@ -138,6 +139,7 @@ export class GatewayModule {
         SignInRateLimit,
         AgentModelCatalog,
         AgentsOverviewService,
+        AgentWorkspaceService,
         ClusterService,
       ],
     };

@@ -93,6 +93,7 @@ const agentTools = [SkillReadTool, SpawnTool, CronTool];
     ExternalTurns,
     SessionRepository,
     SystemPromptBuilder,
+    BootstrapFiles,
     SkillCatalog,
     CronService,
     JobScheduler,

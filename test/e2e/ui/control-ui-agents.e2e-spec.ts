@@ -1,3 +1,5 @@
+import { readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { Harness, startHarness, TEST_TOKEN } from '../../support/gateway-harness';
 import { cspViolations, launchChromium, recordedPage, seriousA11yViolations, signInThroughForm } from '../../support/browser';
@@ -127,6 +129,71 @@ describeWithHostTools(['chromium'], 'control UI agents page in a real browser', 
       expect(await fact('default', ui.today).locator('meter').getAttribute('value')).toBe(String(Math.min(day, 50)));
       expect(await card('default').textContent()).toContain(ui.enforced);
       expect(await fact('writer', ui.today).textContent()).toBe(ui.noBudget(usd(writer.spend.dayUsd)));
+    });
+  }
+
+  it("reads and writes an agent's workspace files through the API with the same checks, and answers its prompt report", async () => {
+    const report = (await (await h.api('/v1/agents/writer/prompt')).json()) as {
+      files: { name: string; tokens: number }[];
+      helloTokens: number;
+    };
+    expect(report.files.map((f) => f.name)).toEqual(['AGENTS.md', 'SOUL.md', 'USER.md', 'IDENTITY.md', 'TOOLS.md']);
+    expect(report.helloTokens).toBeGreaterThan(0);
+    const soul = '# 性格\n\n你说话简洁，总是用“喵”结尾。\n';
+    const put = await h.api('/v1/agents/writer/files/SOUL.md', { method: 'PUT', json: { content: soul } });
+    expect(put.status).toBe(200);
+    expect(((await (await h.api('/v1/agents/writer/files/SOUL.md')).json()) as { content: string }).content).toBe(soul);
+    const chat = await h.api('/v1/chat', { json: { message: '你好', agentId: 'writer' } });
+    expect(chat.status).toBe(200);
+    expect(JSON.stringify(h.llm.requests[h.llm.requests.length - 1].body.messages[0])).toContain('总是用“喵”结尾');
+    // Only the bootstrap files, only of configured agents, never through a link or past the size cap.
+    for (const [path, status] of [
+      ['/v1/agents/writer/files/config.yaml', 404],
+      ['/v1/agents/writer/files/..%2F..%2Fconfig.yaml', 404],
+      ['/v1/agents/nobody/files/SOUL.md', 404],
+      ['/v1/agents/__proto__/files/SOUL.md', 404],
+    ] as const) {
+      const res = await h.api(path, { method: 'PUT', json: { content: 'x' } });
+      expect({ path, status: res.status }).toEqual({ path, status });
+    }
+    expect(
+      (await h.api('/v1/agents/writer/files/SOUL.md', { method: 'PUT', json: { content: 'x'.repeat(300_000) } })).status,
+    ).toBeGreaterThanOrEqual(400);
+    const dir = join(h.home, 'workspaces', 'agents', 'writer');
+    rmSync(join(dir, 'USER.md'));
+    symlinkSync(join(h.home, 'config.yaml'), join(dir, 'USER.md'));
+    const viaLink = await h.api('/v1/agents/writer/files/USER.md', { method: 'PUT', json: { content: 'overwrite the config' } });
+    expect(viaLink.status).toBe(409);
+    expect(readFileSync(join(h.home, 'config.yaml'), 'utf8')).not.toContain('overwrite the config');
+    const read = await h.api('/v1/agents/writer/files/USER.md');
+    expect(read.status).toBe(409);
+    expect(await read.text()).not.toContain('sk-test');
+    rmSync(join(dir, 'USER.md'));
+    const audit = (await (await h.api('/v1/audit?action=workspace.write')).json()) as { entries: { target: string }[] };
+    expect(audit.entries.map((e) => e.target)).toEqual(['writer/SOUL.md']);
+  });
+
+  for (const [lang, ui] of [
+    ['en', { prompt: 'Prompt and workspace files', edit: 'Edit IDENTITY.md', save: 'Save', saved: 'Saved IDENTITY.md.' }],
+    ['zh-CN', { prompt: '提示词与工作区文件', edit: '编辑 IDENTITY.md', save: '保存', saved: '已保存 IDENTITY.md。' }],
+  ] as const) {
+    it(`${lang}: shows the writer's prompt report and edits a workspace file from its card`, async () => {
+      await page.locator('.settings select').first().selectOption(lang);
+      await page.goto(`${h.gateway.url}/agents`);
+      const prompt = card('writer').locator('details.agent-prompt');
+      await prompt.locator('summary', { hasText: ui.prompt }).click();
+      const row = prompt.locator('tbody tr', { has: page.locator('th', { hasText: 'IDENTITY.md' }) });
+      await row.waitFor();
+      const before = await prompt.locator('.agent-hello').textContent();
+      await row.getByRole('button', { name: ui.edit }).click();
+      const box = prompt.locator('textarea');
+      await box.waitFor();
+      await box.fill(`# 身份 ${lang}\n\n${'你是写作助手。'.repeat(40)}\n`);
+      await prompt.getByRole('button', { name: ui.save }).click();
+      await prompt.getByText(ui.saved).waitFor();
+      expect(await prompt.locator('.agent-hello').textContent()).not.toBe(before);
+      const file = (await (await h.api('/v1/agents/writer/files/IDENTITY.md')).json()) as { content: string };
+      expect(file.content).toContain(`# 身份 ${lang}`);
     });
   }
 

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, messageOf } from '../api';
+import { AgentPrompt } from '../agents/agent-prompt';
 import { ErrorAlert, Listing } from '../components/page-notices';
 import { t } from '../i18n/i18n';
 
@@ -122,6 +123,7 @@ export function AgentsPage() {
                   </ul>
                 )}
               </Listing>
+              <AgentPrompt agentId={a.id} />
             </section>
           ))
         }

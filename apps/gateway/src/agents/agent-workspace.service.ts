@@ -1,0 +1,104 @@
+import { Injectable } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { lstatSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BootstrapFiles, describePrompt, PromptReport, SystemPromptBuilder } from '@nestclaw/agent';
+import { NestclawError, readConfinedFile } from '@nestclaw/common';
+import { AgentConfig, ConfigService } from '@nestclaw/config';
+import { AuditService, BOOTSTRAP_FILES, ToolRegistry } from '@nestclaw/tool';
+
+/** The most a workspace file may hold when read or written here (the prompt keeps less: `agents.<id>.bootstrap`). */
+export const WORKSPACE_FILE_MAX_BYTES = 256 * 1024;
+
+/**
+ * An agent's workspace files as the control UI's Agents page edits them: the bootstrap files only
+ * (AGENTS.md, SOUL.md, …: its system prompt), read through the confined reader the prompt uses, written
+ * whole or not at all without following a link, each write audited; and what its prompt costs.
+ */
+@Injectable()
+export class AgentWorkspaceService {
+  constructor(
+    private readonly config: ConfigService,
+    private readonly bootstrap: BootstrapFiles,
+    private readonly prompts: SystemPromptBuilder,
+    private readonly tools: ToolRegistry,
+    private readonly audit: AuditService,
+  ) {}
+
+  /** What each file and prompt layer costs in tokens, and a "hello" request in all. */
+  report(agentId: string): Promise<PromptReport> {
+    const agent = this.agent(agentId);
+    return describePrompt(
+      { prompts: this.prompts, bootstrap: this.bootstrap, tools: this.tools.definitionsFor(agent.tools) },
+      agentId,
+      agent,
+    );
+  }
+
+  read(agentId: string, name: string): { name: string; content: string; bytes: number } {
+    this.agent(agentId);
+    const file = this.fileName(name);
+    this.bootstrap.ensure(agentId);
+    const r = readConfinedFile(this.bootstrap.dir(agentId), file, { maxBytes: WORKSPACE_FILE_MAX_BYTES });
+    if (!r.ok && r.missing) return { name: file, content: '', bytes: 0 };
+    if (!r.ok) throw new NestclawError('conflict', `${file} is not read: ${r.reason}. Fix it in ${this.bootstrap.dir(agentId)}`);
+    if (r.file.omittedBytes > 0)
+      throw new NestclawError('payload_too_large', `${file} is larger than ${WORKSPACE_FILE_MAX_BYTES} bytes: edit it on the host`);
+    return { name: file, content: r.file.head, bytes: r.file.size };
+  }
+
+  async write(agentId: string, name: string, content: string, actor: string): Promise<PromptReport> {
+    this.agent(agentId);
+    const file = this.fileName(name);
+    if (Buffer.byteLength(content) > WORKSPACE_FILE_MAX_BYTES)
+      throw new NestclawError('payload_too_large', `${file} may hold at most ${WORKSPACE_FILE_MAX_BYTES} bytes`);
+    this.bootstrap.ensure(agentId);
+    const dir = this.bootstrap.dir(agentId);
+    const path = join(dir, file);
+    const existing = kindOf(path);
+    if (existing && existing !== 'file')
+      throw new NestclawError('conflict', `${file} is a ${existing}, not a regular file: it is not replaced from here. Fix it in ${dir}`);
+    // A new file renamed over the old one: a reader sees the old text or the new, and a link in the
+    // way is replaced, never followed.
+    const temporary = join(dir, `.${file}.${randomBytes(6).toString('hex')}.saving`);
+    try {
+      writeFileSync(temporary, content, { mode: 0o660, flag: 'wx' });
+      renameSync(temporary, path);
+    } catch (e) {
+      rmSync(temporary, { force: true });
+      throw new NestclawError(
+        'conflict',
+        `${file} could not be written in ${dir}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      );
+    }
+    await this.audit.record({
+      actor,
+      action: 'workspace.write',
+      target: `${agentId}/${file}`,
+      outcome: 'written',
+      detail: { bytes: Buffer.byteLength(content) },
+    });
+    return this.report(agentId);
+  }
+
+  private agent(agentId: string): AgentConfig {
+    const agent = Object.hasOwn(this.config.get().agents, agentId) ? this.config.get().agents[agentId] : undefined;
+    if (!agent)
+      throw new NestclawError('not_found', `No agent "${agentId}" (configured: ${Object.keys(this.config.get().agents).join(', ')})`);
+    return agent;
+  }
+
+  private fileName(name: string): string {
+    if ((BOOTSTRAP_FILES as readonly string[]).includes(name)) return name;
+    throw new NestclawError('not_found', `"${name}" is not a workspace file edited here (${BOOTSTRAP_FILES.join(', ')})`);
+  }
+}
+
+function kindOf(path: string): 'file' | 'symlink' | 'directory' | 'special file' | undefined {
+  try {
+    const st = lstatSync(path);
+    return st.isSymbolicLink() ? 'symlink' : st.isFile() ? 'file' : st.isDirectory() ? 'directory' : 'special file';
+  } catch {
+    return undefined;
+  }
+}
