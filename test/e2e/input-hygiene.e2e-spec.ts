@@ -200,6 +200,7 @@ describe('fuzz over the HTTP surface', () => {
             channel: scalar(),
             yaml: scalar(),
             version: scalar(),
+            content: scalar(),
           });
         case 6:
           return String(scalar());
@@ -229,6 +230,9 @@ describe('fuzz over the HTTP surface', () => {
       ['GET', '/v1/config'],
       ['POST', '/v1/config/sections/:x/preview'],
       ['PUT', '/v1/config/sections/:x'],
+      ['GET', '/v1/agents/:x/prompt'],
+      ['GET', '/v1/agents/default/files/:x'],
+      ['PUT', '/v1/agents/default/files/:x'],
       ['GET', '/v1/:x'],
       ['PUT', '/v1/chat'],
     ];
