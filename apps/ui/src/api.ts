@@ -19,7 +19,15 @@ export function whenUnauthorized(handler: () => void): void {
  * JSON over same-origin fetch: the HttpOnly session cookie goes along by itself, so no token is ever
  * in this page's memory, storage or URLs.
  */
-export async function api<T>(path: string, init: { method?: string; json?: unknown } = {}): Promise<T> {
+export async function api<T>(
+  path: string,
+  init: {
+    method?: string;
+    json?: unknown;
+    /** A 401 that means a wrong code typed here (the security confirmation), not a session that ended. */
+    wrongCodeOn401?: boolean;
+  } = {},
+): Promise<T> {
   const res = await fetch(path, {
     method: init.method ?? (init.json === undefined ? 'GET' : 'POST'),
     credentials: 'same-origin',
@@ -30,7 +38,7 @@ export async function api<T>(path: string, init: { method?: string; json?: unkno
   const body = text ? (JSON.parse(text) as unknown) : undefined;
   if (!res.ok) {
     const error = (body as { error?: { code?: string; message?: string } } | undefined)?.error;
-    if (res.status === 401) onUnauthorized();
+    if (res.status === 401 && !init.wrongCodeOn401) onUnauthorized();
     throw new ApiError(res.status, error?.code ?? 'http_error', error?.message ?? `HTTP ${res.status}`);
   }
   return body as T;

@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse, stringify } from 'yaml';
 import type { Browser, Page } from 'playwright-core';
 import { eventually } from '../../support/eventually';
 import { Harness, startHarness, TEST_TOKEN } from '../../support/gateway-harness';
@@ -200,6 +202,54 @@ describeWithHostTools(['chromium'], 'control UI operator pages in a real browser
       expect(lines).toHaveLength(report.groups.length + 1);
     });
   }
+
+  it('applies an allowlist change from the config file only once the code printed on the terminal is typed on the page', async () => {
+    const friend: FakeUser = { id: 770_001, first_name: '老朋友', username: 'old_friend' };
+    const file = join(h.home, 'config.yaml');
+    const config = parse(readFileSync(file, 'utf8')) as { channels: { telegram: { allow_from: string[] } } };
+    config.channels.telegram.allow_from = [String(friend.id)];
+    writeFileSync(file, stringify(config));
+    await open('en', 'channelsNav');
+    const section = page.locator('.security-change');
+    await section.getByText('No change is waiting for confirmation.').waitFor();
+    // The code goes to the gateway's terminal (this process's stdout), never to the page.
+    const printed: string[] = [];
+    const spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      printed.push(String(chunk));
+      return true;
+    });
+    try {
+      await section.getByRole('button', { name: 'Check the config file now' }).click();
+      await section.getByText(/Changed in the config file, not yet in force: .*allow_from/).waitFor();
+    } finally {
+      spy.mockRestore();
+    }
+    const code = /with code ([A-Z2-9]{8})/.exec(printed.join(''))?.[1];
+    expect(code).toBeDefined();
+    expect(await page.content()).not.toContain(code);
+    await section.getByRole('textbox').fill('WRONGCOD');
+    const consoleBefore = consoleErrors.length;
+    await section.getByRole('button', { name: 'Confirm and apply' }).click();
+    // Refused, and the page stays signed in (a wrong code is not a lost session).
+    await section.getByRole('alert').waitFor();
+    await expect(page.getByRole('button', { name: 'Sign out' }).isVisible()).resolves.toBe(true);
+    // Chromium logs the refused request's 401 itself: that one line is expected.
+    await eventually('the 401 logged', () => consoleErrors.length > consoleBefore);
+    expect(consoleErrors.splice(consoleBefore)).toEqual([
+      'Failed to load resource: the server responded with a status of 401 (Unauthorized)',
+    ]);
+    await section.getByRole('textbox').fill(code!);
+    await section.getByRole('button', { name: 'Confirm and apply' }).click();
+    await section.getByText(/^Applied: .*allow_from/).waitFor();
+    // In force: the friend is answered, not given a pairing code.
+    tg.dm(friend, '你好，我在名单上了吗？');
+    await tg.waitFor(
+      // Streamed as an edited preview: the message's current text is the answer.
+      () => tg.sentTo(friend.id).some((m) => (m.current ?? m.text).includes('echo: 你好，我在名单上了吗？')),
+      15_000,
+      'the answer to the allowed friend',
+    );
+  });
 
   it('has no serious or critical axe-core violations on both pages with data, in both themes', async () => {
     // A pairing request waiting, so the decision buttons are audited too.

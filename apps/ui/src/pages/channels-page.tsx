@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, messageOf } from '../api';
+import { SecurityChange } from '../channels/security-change';
 import { ErrorAlert, StatusLine } from '../components/page-notices';
 import { language, t } from '../i18n/i18n';
 
@@ -223,6 +224,7 @@ export function ChannelsPage() {
           </table>
         </div>
       )}
+      <SecurityChange />
     </section>
   );
 }
