@@ -6,5 +6,6 @@ export * from './token-count';
 export * from './memo-by-identities';
 export * from './failure-throttle';
 export * from './confined-file.reader';
+export * from './whole-file.writer';
 export * from './free-port';
 export * from './without-nul';

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { parse as parseYaml, parseDocument, stringify as stringifyYaml } from 'yaml';
-import { NestclawError } from '@nestclaw/common';
+import { NestclawError, replaceFileWhole } from '@nestclaw/common';
 import { ConfigChange, diffConfig } from './config-diff';
 import { parseConfigFile, validateConfig } from './config.loader';
 import { CONFIRMABLE_SECTIONS, HOT_SECTIONS, HotSection, STATIC_SECTIONS } from './config.schema';
@@ -136,17 +136,9 @@ export class ConfigEditor {
   /** Whole or not at all (a crash mid-write must not leave half a config), with the file's permissions kept. */
   private writeFile(text: string): void {
     const path = this.config.path;
-    const mode = existsSync(path) ? statSync(path).mode & 0o777 : 0o600;
-    const temporary = `${path}.${process.pid}.saving`;
     try {
-      writeFileSync(temporary, text, { mode });
-      renameSync(temporary, path);
+      replaceFileWhole(path, text, existsSync(path) ? statSync(path).mode & 0o777 : 0o600);
     } catch (e) {
-      try {
-        rmSync(temporary, { force: true });
-      } catch {
-        // Not ours to remove (a directory by that name): the error below says what matters.
-      }
       throw new NestclawError(
         'conflict',
         `${path} cannot be written (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): it may be mounted read-only; change it where it is deployed`,

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { randomBytes } from 'node:crypto';
-import { lstatSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { BootstrapFiles, describePrompt, PromptReport, SystemPromptBuilder } from '@nestclaw/agent';
-import { NestclawError, readConfinedFile } from '@nestclaw/common';
+import { NestclawError, readConfinedFile, replaceFileWhole } from '@nestclaw/common';
 import { AgentConfig, ConfigService } from '@nestclaw/config';
 import { AuditService, BOOTSTRAP_FILES, ToolRegistry } from '@nestclaw/tool';
 
@@ -58,14 +57,11 @@ export class AgentWorkspaceService {
     const existing = kindOf(path);
     if (existing && existing !== 'file')
       throw new NestclawError('conflict', `${file} is a ${existing}, not a regular file: it is not replaced from here. Fix it in ${dir}`);
-    // A new file renamed over the old one: a reader sees the old text or the new, and a link in the
+    // Written beside it and renamed over it: a reader sees the old text or the new, and a link in the
     // way is replaced, never followed.
-    const temporary = join(dir, `.${file}.${randomBytes(6).toString('hex')}.saving`);
     try {
-      writeFileSync(temporary, content, { mode: 0o660, flag: 'wx' });
-      renameSync(temporary, path);
+      replaceFileWhole(path, content, 0o660);
     } catch (e) {
-      rmSync(temporary, { force: true });
       throw new NestclawError(
         'conflict',
         `${file} could not be written in ${dir}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
