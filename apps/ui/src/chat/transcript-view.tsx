@@ -68,18 +68,22 @@ export function TranscriptView({ items, onApprovalDecided, onLoadEarlier }: Prop
     previous.current = { first, height: el.scrollHeight };
   }, [items]);
 
+  // The latest loader, so the observer below is not made anew on every render (a streaming answer renders per token).
+  const loader = useRef(onLoadEarlier);
+  loader.current = onLoadEarlier;
   const loadEarlier = () => {
-    if (!onLoadEarlier || loading) return;
+    if (!loader.current || loading) return;
     setLoading(true);
-    void onLoadEarlier().finally(() => setLoading(false));
+    void loader.current().finally(() => setLoading(false));
   };
+  const hasEarlier = onLoadEarlier !== undefined;
   // Reaching the top loads the page before (once the one in flight has come).
   useEffect(() => {
-    if (!onLoadEarlier || loading || !top.current) return;
+    if (!hasEarlier || loading || !top.current) return;
     const seen = new IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && loadEarlier());
     seen.observe(top.current);
     return () => seen.disconnect();
-  }, [onLoadEarlier, loading]);
+  }, [hasEarlier, loading]);
 
   return (
     <div class="transcript" ref={list} role="log" aria-live="polite" aria-label={t('chat.transcriptLabel')} tabIndex={0}>
