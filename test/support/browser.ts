@@ -66,3 +66,32 @@ export async function signInThroughForm(page: Page, url: string, token: string):
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Chat' }).waitFor();
 }
+
+/**
+ * axe-core's serious and critical violations on one page of the UI in both themes and both languages,
+ * keyed `"<theme> <lang> <path>"`. axe is injected inline, which the page's own CSP refuses: the audit
+ * runs in a second context without it that shares `signedIn`'s cookie. `prepare` brings the page to the
+ * state to audit (results shown, a dialog open) after the language is chosen.
+ */
+export async function a11yViolationsInThemesAndLanguages(
+  browser: Browser,
+  signedIn: Page,
+  url: string,
+  path: string,
+  prepare: (page: Page, lang: 'en' | 'zh-CN') => Promise<void>,
+): Promise<Record<string, string[]>> {
+  const audit = await browser.newContext({ bypassCSP: true, storageState: await signedIn.context().storageState() });
+  const p = await audit.newPage();
+  const found: Record<string, string[]> = {};
+  for (const theme of ['light', 'dark'] as const) {
+    for (const lang of ['en', 'zh-CN'] as const) {
+      await p.emulateMedia({ colorScheme: theme });
+      await p.goto(`${url}${path}`);
+      await p.locator('.settings select').first().selectOption(lang);
+      await prepare(p, lang);
+      found[`${theme} ${lang} ${path}`] = await seriousA11yViolations(p);
+    }
+  }
+  await audit.close();
+  return found;
+}

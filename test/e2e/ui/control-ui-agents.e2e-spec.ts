@@ -2,7 +2,7 @@ import { readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { Harness, startHarness, TEST_TOKEN } from '../../support/gateway-harness';
-import { cspViolations, launchChromium, recordedPage, seriousA11yViolations, signInThroughForm } from '../../support/browser';
+import { cspViolations, launchChromium, recordedPage, a11yViolationsInThemesAndLanguages, signInThroughForm } from '../../support/browser';
 import { describeWithHostTools } from '../../support/host-tools';
 
 /** What each test reads, in each language (the strings of apps/ui/src/i18n). */
@@ -214,20 +214,9 @@ describeWithHostTools(['chromium'], 'control UI agents page in a real browser', 
   }, 60_000);
 
   it('has no serious or critical axe-core violations, in both themes and languages', async () => {
-    // addScriptTag injects axe inline, which the page's own CSP refuses: a second context without it, same cookie.
-    const audit = await browser.newContext({ bypassCSP: true, storageState: await page.context().storageState() });
-    const p = await audit.newPage();
-    const found: Record<string, string[]> = {};
-    for (const theme of ['light', 'dark'] as const) {
-      for (const lang of ['en', 'zh-CN'] as const) {
-        await p.emulateMedia({ colorScheme: theme });
-        await p.goto(`${h.gateway.url}/agents`);
-        await p.locator('.settings select').first().selectOption(lang);
-        await p.locator('.agent-card meter').first().waitFor();
-        found[`${theme} ${lang} /agents`] = await seriousA11yViolations(p);
-      }
-    }
-    await audit.close();
+    const found = await a11yViolationsInThemesAndLanguages(browser, page, h.gateway.url, '/agents', async (p) => {
+      await p.locator('.agent-card meter').first().waitFor();
+    });
     expect(Object.values(found).flat()).toEqual([]);
   }, 60_000);
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { eventually } from '../../support/eventually';
 import { Harness, startHarness, TEST_TOKEN } from '../../support/gateway-harness';
-import { cspViolations, launchChromium, recordedPage, seriousA11yViolations, signInThroughForm } from '../../support/browser';
+import { cspViolations, launchChromium, recordedPage, a11yViolationsInThemesAndLanguages, signInThroughForm } from '../../support/browser';
 import { describeWithHostTools } from '../../support/host-tools';
 
 /** What each test reads or clicks, in each language (the strings of apps/ui/src/i18n). */
@@ -209,23 +209,12 @@ describeWithHostTools(['chromium'], 'control UI jobs page in a real browser', (t
       const { runs } = (await (await h.api(`/v1/cron/${job.id}/runs`)).json()) as { runs: unknown[] };
       return runs.length === 1;
     });
-    // addScriptTag injects axe inline, which the page's own CSP refuses: a second context without it, same cookie.
-    const audit = await browser.newContext({ bypassCSP: true, storageState: await page.context().storageState() });
-    const p = await audit.newPage();
-    const found: Record<string, string[]> = {};
-    for (const theme of ['light', 'dark'] as const) {
-      for (const lang of ['en', 'zh-CN'] as const) {
-        await p.emulateMedia({ colorScheme: theme });
-        await p.goto(`${h.gateway.url}/jobs`);
-        await p.locator('.settings select').first().selectOption(lang);
-        await p.getByRole('button', { name: UI[lang].runs(message) }).click();
-        await p.locator('.job-runs tbody tr').first().waitFor();
-        await p.getByRole('button', { name: UI[lang].remove(message) }).click();
-        await p.getByRole('button', { name: UI[lang].removeForGood }).waitFor();
-        found[`${theme} ${lang} /jobs`] = await seriousA11yViolations(p);
-      }
-    }
-    await audit.close();
+    const found = await a11yViolationsInThemesAndLanguages(browser, page, h.gateway.url, '/jobs', async (p, lang) => {
+      await p.getByRole('button', { name: UI[lang].runs(message) }).click();
+      await p.locator('.job-runs tbody tr').first().waitFor();
+      await p.getByRole('button', { name: UI[lang].remove(message) }).click();
+      await p.getByRole('button', { name: UI[lang].removeForGood }).waitFor();
+    });
     expect(Object.values(found).flat()).toEqual([]);
   }, 60_000);
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { eventually } from '../../support/eventually';
 import { Harness, startHarness, TEST_TOKEN } from '../../support/gateway-harness';
-import { cspViolations, launchChromium, recordedPage, seriousA11yViolations, signInThroughForm } from '../../support/browser';
+import { cspViolations, launchChromium, recordedPage, a11yViolationsInThemesAndLanguages, signInThroughForm } from '../../support/browser';
 import { describeWithHostTools } from '../../support/host-tools';
 
 /** What each test reads or clicks, in each language (the strings of apps/ui/src/i18n). */
@@ -240,26 +240,15 @@ describeWithHostTools(['chromium'], 'control UI memory page in a real browser', 
     await store(`An audited memory ${marker}`);
     await store(`审计用的记忆 ${marker}`);
     await searchable(marker, `An audited memory ${marker}`);
-    // addScriptTag injects axe inline, which the page's own CSP refuses: a second context without it, same cookie.
-    const audit = await browser.newContext({ bypassCSP: true, storageState: await page.context().storageState() });
-    const p = await audit.newPage();
-    const found: Record<string, string[]> = {};
-    for (const theme of ['light', 'dark'] as const) {
-      for (const lang of ['en', 'zh-CN'] as const) {
-        await p.emulateMedia({ colorScheme: theme });
-        await p.goto(`${h.gateway.url}/memory`);
-        await p.locator('.settings select').first().selectOption(lang);
-        await p.getByLabel(UI[lang].query).fill(marker);
-        await p.getByRole('button', { name: UI[lang].search, exact: true }).click();
-        await p.locator('.memory-result').nth(1).waitFor();
-        // The confirmation open too, so its buttons are audited.
-        await p.locator('.memory-result').first().locator('button.danger').click();
-        await p.getByRole('button', { name: UI[lang].forgetForGood }).waitFor();
-        await p.locator('.memory-status').waitFor();
-        found[`${theme} ${lang} /memory`] = await seriousA11yViolations(p);
-      }
-    }
-    await audit.close();
+    const found = await a11yViolationsInThemesAndLanguages(browser, page, h.gateway.url, '/memory', async (p, lang) => {
+      await p.getByLabel(UI[lang].query).fill(marker);
+      await p.getByRole('button', { name: UI[lang].search, exact: true }).click();
+      await p.locator('.memory-result').nth(1).waitFor();
+      // The confirmation open too, so its buttons are audited.
+      await p.locator('.memory-result').first().locator('button.danger').click();
+      await p.getByRole('button', { name: UI[lang].forgetForGood }).waitFor();
+      await p.locator('.memory-status').waitFor();
+    });
     expect(Object.values(found).flat()).toEqual([]);
   }, 60_000);
 

@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { eventually } from '../../support/eventually';
 import { Harness, startHarness, TEST_TOKEN } from '../../support/gateway-harness';
-import { cspViolations, launchChromium, recordedPage, seriousA11yViolations, signInThroughForm } from '../../support/browser';
+import { cspViolations, launchChromium, recordedPage, a11yViolationsInThemesAndLanguages, signInThroughForm } from '../../support/browser';
 import { describeWithHostTools } from '../../support/host-tools';
 
 interface SessionSummary {
@@ -109,20 +109,10 @@ describeWithHostTools(['chromium'], 'control UI session search in a real browser
   }
 
   it('has no serious or critical axe-core violations with a search typed, in both themes and languages', async () => {
-    const audit = await browser.newContext({ bypassCSP: true, storageState: await page.context().storageState() });
-    const p = await audit.newPage();
-    const found: Record<string, string[]> = {};
-    for (const theme of ['light', 'dark'] as const) {
-      for (const lang of ['en', 'zh-CN'] as const) {
-        await p.emulateMedia({ colorScheme: theme });
-        await p.goto(`${h.gateway.url}/sessions`);
-        await p.locator('.settings select').first().selectOption(lang);
-        await p.getByRole('searchbox').fill('100%');
-        await p.locator('tbody tr').first().waitFor();
-        found[`${theme} ${lang} /sessions`] = await seriousA11yViolations(p);
-      }
-    }
-    await audit.close();
+    const found = await a11yViolationsInThemesAndLanguages(browser, page, h.gateway.url, '/sessions', async (p) => {
+      await p.getByRole('searchbox').fill('100%');
+      await p.locator('tbody tr').first().waitFor();
+    });
     expect(Object.values(found).flat()).toEqual([]);
   }, 60_000);
 

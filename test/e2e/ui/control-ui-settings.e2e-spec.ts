@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { Harness, startHarness, TEST_TOKEN } from '../../support/gateway-harness';
-import { cspViolations, launchChromium, recordedPage, seriousA11yViolations, signInThroughForm } from '../../support/browser';
+import { cspViolations, launchChromium, recordedPage, a11yViolationsInThemesAndLanguages, signInThroughForm } from '../../support/browser';
 import { describeWithHostTools } from '../../support/host-tools';
 
 /** What each test reads and clicks, in each language (the strings of apps/ui/src/i18n). */
@@ -197,24 +197,13 @@ describeWithHostTools(['chromium'], 'control UI settings page in a real browser'
   });
 
   it('has no serious or critical axe-core violations with an edit previewed, in both themes and languages', async () => {
-    // addScriptTag injects axe inline, which the page's own CSP refuses: a second context without it, same cookie.
-    const audit = await browser.newContext({ bypassCSP: true, storageState: await page.context().storageState() });
-    const p = await audit.newPage();
-    const found: Record<string, string[]> = {};
-    for (const theme of ['light', 'dark'] as const) {
-      for (const lang of ['en', 'zh-CN'] as const) {
-        await p.emulateMedia({ colorScheme: theme });
-        await p.goto(`${h.gateway.url}/settings`);
-        await p.locator('.settings select').first().selectOption(lang);
-        const card = await openCard(p, 'log');
-        await card.getByRole('button', { name: UI[lang].edit('log') }).click();
-        await card.locator('textarea').fill('level: debug\n');
-        await card.getByRole('button', { name: UI[lang].preview }).click();
-        await card.locator('.config-diff tbody tr').waitFor();
-        found[`${theme} ${lang} /settings`] = await seriousA11yViolations(p);
-      }
-    }
-    await audit.close();
+    const found = await a11yViolationsInThemesAndLanguages(browser, page, h.gateway.url, '/settings', async (p, lang) => {
+      const card = await openCard(p, 'log');
+      await card.getByRole('button', { name: UI[lang].edit('log') }).click();
+      await card.locator('textarea').fill('level: debug\n');
+      await card.getByRole('button', { name: UI[lang].preview }).click();
+      await card.locator('.config-diff tbody tr').waitFor();
+    });
     expect(Object.values(found).flat()).toEqual([]);
   }, 90_000);
 
