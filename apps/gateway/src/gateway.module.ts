@@ -47,6 +47,7 @@ import { AgentsOverviewService } from './agents/agents-overview.service';
 import { AgentWorkspaceService } from './agents/agent-workspace.service';
 import { UiController } from './ui/ui.controller';
 import { ChatWsGateway } from './ws/chat.ws-gateway';
+import { LiveAnswers } from './ws/live-answers';
 import { WsUpgradeAuth } from './ws/ws-upgrade.auth';
 import { WebSessionSockets } from './ws/web-session-sockets';
 import { WebSessionCookieAuth } from './auth/web-session-cookie.auth';
@@ -132,6 +133,7 @@ export class GatewayModule {
         RetentionRepository,
         MetricsListener,
         ChatWsGateway,
+        LiveAnswers,
         WsUpgradeAuth,
         TokenRateLimit,
         WebSessionCookieAuth,

@@ -192,9 +192,9 @@ describeWithHostTools(['chromium'], 'control UI in a real browser', (tools) => {
     await page.locator('.tool-card', { hasText: 'file_write' }).waitFor();
   });
 
-  it('re-attaches to the running turn after a reload in the middle of an answer, which completes once', async () => {
+  it('re-attaches to the running turn after a reload in the middle of an answer: what was streamed, then the rest live, completed once', async () => {
     const text = 'a long answer that outlives the page '.repeat(12).trim();
-    h.llm.enqueue({ kind: 'text', text, tokenDelayMs: 25 });
+    h.llm.enqueue({ kind: 'text', text, tokenDelayMs: 40 });
     const requests = h.llm.chatRequests;
     const before = socket.received.length;
     await page.getByLabel('Message').fill('a slow one');
@@ -203,6 +203,11 @@ describeWithHostTools(['chromium'], 'control UI in a real browser', (tools) => {
     await page.reload();
     // The reloaded page finds the turn still running, subscribes to the session, and reads the answer when it ends.
     await page.getByText('A reply is still being written in this session', { exact: false }).waitFor();
+    // The answer's start, streamed before the reload, is shown while the turn still runs, and grows token by token.
+    const streaming = page.locator('.message.assistant[aria-busy="true"]', { hasText: 'a long answer that outlives' });
+    await streaming.waitFor();
+    const shownFirst = (await streaming.innerText()).length;
+    await eventually('the re-attached answer growing live', async () => (await streaming.innerText().catch(() => '')).length > shownFirst);
     await page.locator('.message.assistant', { hasText: text }).waitFor({ timeout: 20_000 });
     expect(await page.locator('.message.assistant', { hasText: 'a long answer that outlives the page' }).count()).toBe(1);
     expect(socket.sent.filter((f) => f.type === 'subscribe').length).toBeGreaterThan(0);

@@ -12,6 +12,7 @@ import type { Principal } from '@nestclaw/security';
 import { sessionScopeOf } from '../auth/principal-scope';
 import { TokenRateLimit } from '../auth/token-rate-limit';
 import { toErrorResponse } from '../errors/error-body';
+import { LiveAnswers } from './live-answers';
 import { CancelFrame, ChatFrame, INVALID_FRAME, InvalidFrame, SubscribeFrame } from './ws-frames';
 import { upgradePrincipal } from './ws-upgrade.auth';
 
@@ -36,7 +37,8 @@ const MAX_SUBSCRIPTIONS_PER_SOCKET = 16;
 /**
  * `GET /ws`: authenticated at the HTTP upgrade (see WsUpgradeAuth and GatewayWsAdapter), then JSON
  * frames: chat/cancel/subscribe/unsubscribe in; started/token/tool_call/tool_result/done/error and
- * session_event out. Several chats may run on one socket; each chat is an Observable of frames, so
+ * session_event out (a subscription to a session whose answer this replica streams also gets that
+ * answer, LiveAnswers). Several chats may run on one socket; each chat is an Observable of frames, so
  * closing the socket unsubscribes and cancels it. Across replicas (issue 24): a cancel naming a
  * session stops its turn on whichever replica runs it, and a subscription sees the session's events
  * from every replica (ids from LISTEN/NOTIFY; details are the client's to read over HTTP). A chat frame
@@ -52,6 +54,7 @@ export class ChatWsGateway implements OnGatewayConnection {
     private readonly chats: ApiChat,
     private readonly rateLimit: TokenRateLimit,
     private readonly notifications: DatabaseNotifications,
+    private readonly live: LiveAnswers,
   ) {}
 
   handleConnection(client: WebSocket, req: IncomingMessage): void {
@@ -101,15 +104,19 @@ export class ChatWsGateway implements OnGatewayConnection {
       const stopListening = this.notifications.subscribe('session_events', (e) => {
         if (e.sessionId === frame.sessionId) out.next({ ...e, type: 'session_event', id: frame.id });
       });
+      out.next({ type: 'subscribed', id: frame.id, sessionId: frame.sessionId });
+      // A turn this replica is streaming: what was streamed so far, then the rest as it comes.
+      const stopFollowing = this.live.watch(frame.sessionId, (f) => out.next({ ...f, id: frame.id }));
       const stop = () => {
         stopListening();
+        stopFollowing();
         conn.watching.delete(frame.id);
         out.complete();
       };
       conn.watching.set(frame.id, stop);
-      out.next({ type: 'subscribed', id: frame.id, sessionId: frame.sessionId });
       return () => {
         stopListening();
+        stopFollowing();
         if (conn.watching.get(frame.id) === stop) conn.watching.delete(frame.id);
       };
     });
@@ -134,6 +141,8 @@ export class ChatWsGateway implements OnGatewayConnection {
     if (frame.keepRunning) conn.detached.add(frame.id);
     return new Observable<ServerFrame>((out) => {
       const id = frame.id;
+      // Kept for a page that re-attaches to this turn (subscribe) after a reload.
+      const answer = this.live.recorder();
       // Never let the Observable error: that would end the adapter's subscription for the whole socket.
       // The slot is taken before the (database-counted, so asynchronous) rate limit answers: a burst of
       // frames cannot slip past MAX_RUNS_PER_SOCKET while their hits are being counted.
@@ -156,7 +165,14 @@ export class ChatWsGateway implements OnGatewayConnection {
                 principalId: sessionScopeOf(conn.principal),
               },
               conn.principal,
-              { signal: controller.signal, stream: true, onEvent: (e) => out.next(toFrame(id, e)) },
+              {
+                signal: controller.signal,
+                stream: true,
+                onEvent: (e) => {
+                  out.next(toFrame(id, e));
+                  answer.see(e);
+                },
+              },
             ),
           ),
         )
@@ -166,6 +182,7 @@ export class ChatWsGateway implements OnGatewayConnection {
           out.next({ type: 'error', id, code: error.code, message: error.message });
         })
         .finally(() => {
+          answer.end();
           conn.running.delete(id);
           conn.detached.delete(id);
           out.complete();

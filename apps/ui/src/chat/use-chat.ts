@@ -28,7 +28,8 @@ const errorText = (code: string, message: string) => (code === 'cancelled' ? t('
 /**
  * The chat page's state: one socket, the transcript, the running chat. On load the tab's last
  * session comes back from the database; when its turn is still running, the page subscribes to the
- * session (admin) and reloads the transcript when the turn finishes or an approval is asked for.
+ * session (admin), shows the answer streamed so far and the rest as it comes, and reloads the
+ * transcript when the turn finishes or an approval is asked for.
  */
 export function useChat(canWatch: boolean) {
   const [items, setItems] = useState<Item[]>([]);
@@ -79,6 +80,9 @@ export function useChat(canWatch: boolean) {
         const id = frameId('watch');
         subscription = id;
         socket.current?.send({ type: 'subscribe', id, sessionId }, (frame: ServerFrame) => {
+          // The answer so far and the rest live, when this replica streams it (LiveAnswers in the gateway).
+          if (frame.type === 'token' || frame.type === 'tool_call' || frame.type === 'tool_result')
+            return setItems((now) => applyFrame(now, frame, errorText));
           if (frame.type !== 'session_event') return;
           if (frame.kind === 'approval_pending' || frame.kind === 'approval_decided') void reload(sessionId);
           if (frame.kind === 'turn_finished') {

@@ -40,7 +40,7 @@ export const en = {
   'chat.loadEarlier': 'Load earlier messages',
   'chat.loadingEarlier': 'Loading earlier messages…',
   'chat.streaming': 'Writing…',
-  'chat.running': 'A reply is still being written in this session; it appears here when it is done.',
+  'chat.running': 'A reply is still being written in this session; it continues here.',
   'chat.cancelled': 'Stopped.',
   'chat.interrupted': 'Interrupted: the answer stopped here (stopped, or the page was closed or reloaded while it was written).',
   'chat.error': 'Error: {message}',

@@ -41,7 +41,7 @@ export const zhCN: Record<MessageKey, string> = {
   'chat.loadEarlier': '加载更早的消息',
   'chat.loadingEarlier': '正在加载更早的消息…',
   'chat.streaming': '正在输出…',
-  'chat.running': '此会话中仍有回复正在生成，完成后会显示在这里。',
+  'chat.running': '此会话中仍有回复正在生成，会在这里继续显示。',
   'chat.cancelled': '已停止。',
   'chat.interrupted': '已中断：回答在此处停止（被停止，或在生成时关闭或刷新了页面）。',
   'chat.error': '错误：{message}',
