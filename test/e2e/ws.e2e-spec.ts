@@ -1,4 +1,5 @@
 import WebSocket from 'ws';
+import { PairedTokenService } from '@nestclaw/security';
 import { eventually } from '../support/eventually';
 import { Harness, startHarness, TEST_TOKEN } from '../support/gateway-harness';
 
@@ -156,6 +157,31 @@ describe('WebSocket /ws', () => {
     const frames = collect(ws, 'x');
     ws.send(JSON.stringify({ type: 'chat', id: 'x', message: 'hi', sessionId: 'does-not-exist' }));
     expect((await frames).pop()).toMatchObject({ type: 'error', code: 'session_not_found' });
+    ws.close();
+  });
+
+  it("sends every session's turn started and finished events to a subscribe_sessions subscriber", async () => {
+    const ws = await connect(h);
+    const frames: Frame[] = [];
+    ws.on('message', (d: WebSocket.RawData) => frames.push(JSON.parse(d.toString()) as Frame));
+    ws.send(JSON.stringify({ type: 'subscribe_sessions', id: 'all' }));
+    await eventually('the subscription', () => frames.some((f) => f.type === 'subscribed' && f.id === 'all'));
+    const res = await h.api('/v1/chat', { json: { message: 'seen by the sessions list' } });
+    const { sessionId } = (await res.json()) as { sessionId: string };
+    const kinds = () => frames.filter((f) => f.type === 'session_event' && f.id === 'all' && f.sessionId === sessionId).map((f) => f.kind);
+    await eventually('both events of the turn', () => kinds().includes('turn_finished'));
+    expect(kinds()).toEqual(['turn_started', 'turn_finished']);
+    ws.close();
+  });
+
+  it('refuses subscribe_sessions to a token without the admin scope', async () => {
+    const { token } = await h.gateway.app.get(PairedTokenService).issue('ws chat only', ['chat']);
+    const ws = await connect(h, { token });
+    const answer = new Promise<Frame>((resolve) =>
+      ws.once('message', (d: WebSocket.RawData) => resolve(JSON.parse(d.toString()) as Frame)),
+    );
+    ws.send(JSON.stringify({ type: 'subscribe_sessions', id: 'all' }));
+    expect(await answer).toMatchObject({ type: 'error', id: 'all', code: 'forbidden' });
     ws.close();
   });
 });

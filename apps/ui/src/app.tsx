@@ -60,7 +60,7 @@ function Page({ route, session }: { route: Route; session: SignedIn }) {
   const page = PAGES.find((p) => p.route === route)!;
   if (!hasScope(session, page.scope)) return <p class="notice error">{t('error.forbidden')}</p>;
   if (route === 'approvals') return <ApprovalsPage />;
-  if (route === 'sessions') return <SessionsPage />;
+  if (route === 'sessions') return <SessionsPage live={hasScope(session, 'chat')} />;
   if (route === 'channels') return <ChannelsPage />;
   if (route === 'usage') return <UsagePage />;
   if (route === 'jobs') return <JobsPage />;

@@ -67,15 +67,15 @@ export class ChannelAccessRepository {
     return (rowCount ?? 0) > 0;
   }
 
-  async listPaired(channel: string): Promise<{ sender_id: string; display_name: string | null }[]> {
+  async listPaired(channel: string): Promise<{ sender_id: string; display_name: string | null; added_by: string; created_at: Date }[]> {
     const rows = await viaPrisma(() =>
       this.db.prisma.channelAllowlist.findMany({
         where: { channel },
         orderBy: { createdAt: 'asc' },
-        select: { senderId: true, displayName: true },
+        select: { senderId: true, displayName: true, addedBy: true, createdAt: true },
       }),
     );
-    return rows.map((r) => ({ sender_id: r.senderId, display_name: r.displayName }));
+    return rows.map((r) => ({ sender_id: r.senderId, display_name: r.displayName, added_by: r.addedBy, created_at: r.createdAt }));
   }
 
   async removePaired(channel: string, senderId: string): Promise<boolean> {

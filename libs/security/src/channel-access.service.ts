@@ -22,6 +22,27 @@ export interface PairingRequest {
   deniedBy: string | null;
 }
 
+/** One sender allowed on a channel: from `allow_from` in config, or approved through pairing (when, by whom). */
+export interface AllowedSender {
+  senderId: string;
+  source: 'config' | 'paired';
+  displayName: string | null;
+  /** The principal's name that approved the pairing; null for config entries. */
+  addedBy: string | null;
+  addedAt: string | null;
+}
+
+/**
+ * A channel's access as in force: its allowlist, and what anyone else meets: in a DM a pairing code
+ * the owner approves (AccessPolicy); in a group `allowlist` (refused), `open` (answered) or `disabled`
+ * (ignored), and only when mentioned if `requireMention`.
+ */
+export interface ChannelAccess {
+  channel: string;
+  strangers: { dm: 'pair'; groups: 'allowlist' | 'open' | 'disabled'; requireMention: boolean };
+  allowlist: AllowedSender[];
+}
+
 /** What a stranger's DM leads to: their (new or still valid) code, or none when too many are pending. */
 export type PairingOutcome = { kind: 'code'; code: string; isNew: boolean } | { kind: 'too_many_pending' };
 
@@ -56,12 +77,32 @@ export class ChannelAccessService {
     return this.configured(channel).includes(senderId) || (await this.access.isPaired(channel, senderId));
   }
 
-  async allowlist(channel: string): Promise<{ senderId: string; source: 'config' | 'paired'; displayName: string | null }[]> {
+  async allowlist(channel: string): Promise<AllowedSender[]> {
     const rows = await this.access.listPaired(channel);
+    const none = { displayName: null, addedBy: null, addedAt: null };
     return [
-      ...this.configured(channel).map((senderId) => ({ senderId, source: 'config' as const, displayName: null })),
-      ...rows.map((r) => ({ senderId: r.sender_id, source: 'paired' as const, displayName: r.display_name })),
+      ...this.configured(channel).map((senderId) => ({ senderId, source: 'config' as const, ...none })),
+      ...rows.map((r) => ({
+        senderId: r.sender_id,
+        source: 'paired' as const,
+        displayName: r.display_name,
+        addedBy: r.added_by,
+        addedAt: r.created_at.toISOString(),
+      })),
     ];
+  }
+
+  /**
+   * Who may talk to the assistant on `channel` as in force now (the confirmed settings, not the file):
+   * the allowlist and what happens to anyone else, in DMs (a pairing code, always) and in groups.
+   */
+  async accessOf(channel: string): Promise<ChannelAccess> {
+    const cfg = this.settings.channel(channel);
+    return {
+      channel,
+      strangers: { dm: 'pair', groups: cfg.group_policy, requireMention: cfg.require_mention },
+      allowlist: await this.allowlist(channel),
+    };
   }
 
   /**

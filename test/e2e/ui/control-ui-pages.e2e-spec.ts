@@ -1,24 +1,35 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
+import { ChannelAccessService } from '@nestclaw/security';
 import { eventually } from '../../support/eventually';
 import { Harness, startHarness, TEST_TOKEN } from '../../support/gateway-harness';
 import { launchChromium, recordedPage, signInThroughForm, SocketLog } from '../../support/browser';
 import { describeWithHostTools } from '../../support/host-tools';
+import { FakeTelegramServer } from '../../fixtures/fake-telegram.server';
 
 /**
- * The control UI's Approvals inbox, Stop, bounded tool output and the agent picker, in Debian's
- * Chromium against a real gateway with two agents and the fake model.
+ * The control UI's Approvals inbox, Stop, bounded tool output, the agent picker and the channels'
+ * allowlists, in Debian's Chromium against a real gateway with two agents, the fake model and a fake
+ * Telegram Bot API.
  */
 describeWithHostTools(['chromium'], 'control UI pages in a real browser', (tools) => {
   let h: Harness;
   let browser: Browser;
   let page: Page;
   let socket: SocketLog;
+  let tg: FakeTelegramServer;
   const message = () => page.getByLabel('Message');
 
   beforeAll(async () => {
-    h = await startHarness({ config: { agents: { coder: { system_prompt: 'You are the coder agent.' } } } });
+    tg = new FakeTelegramServer();
+    await tg.start();
+    h = await startHarness({
+      config: {
+        agents: { coder: { system_prompt: 'You are the coder agent.' } },
+        channels: { telegram: { enabled: true, token: tg.token, api_root: tg.url, allow_from: ['424242'], poll_timeout: 1 } },
+      },
+    });
     browser = await launchChromium(tools.chromium!);
     ({ page, socket } = await recordedPage(await browser.newContext({ locale: 'en-US' })));
     await signInThroughForm(page, h.gateway.url, TEST_TOKEN);
@@ -26,6 +37,7 @@ describeWithHostTools(['chromium'], 'control UI pages in a real browser', (tools
   afterAll(async () => {
     await browser?.close();
     await h?.stop();
+    await tg?.stop();
   });
 
   it('approves a waiting tool call from the Approvals inbox, which resumes its turn, and lists the decision', async () => {
@@ -96,5 +108,23 @@ describeWithHostTools(['chromium'], 'control UI pages in a real browser', (tools
     await eventually('the turn to finish', () => socket.received.slice(before).some((f) => f.type === 'done'), 20_000);
     const { sessions } = (await (await h.api('/v1/sessions')).json()) as { sessions: { id: string; agentId: string }[] };
     expect(sessions.find((s) => s.id === started.sessionId)?.agentId).toBe('coder');
+  });
+
+  it('lists who may talk on a channel: the configured sender, and one approved through pairing with when and by whom', async () => {
+    // A stranger's request (as their first DM would make it), approved through the API as the owner.
+    const outcome = await h.gateway.app
+      .get(ChannelAccessService)
+      .requestPairing('telegram', { id: '515151', name: 'paired_friend', chatId: '515151' });
+    if (outcome.kind !== 'code') throw new Error('no pairing code');
+    expect((await h.api('/v1/pairing/approve', { json: { channel: 'telegram', code: outcome.code } })).status).toBe(200);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Channels and access' }).click();
+    const telegram = page.getByRole('region', { name: 'telegram' });
+    const configured = telegram.getByRole('row', { name: /^424242 / });
+    await configured.waitFor();
+    expect(await configured.locator('td').allTextContents()).toEqual(['config file (allow_from)', '—']);
+    const paired = telegram.getByRole('row', { name: /^paired_friend \(515151\)/ });
+    expect(await paired.locator('td').first().textContent()).toBe('pairing');
+    expect(await paired.locator('td').nth(1).textContent()).toMatch(/ by owner$/);
+    await expect(telegram.locator('p.hint').textContent()).resolves.toMatch(/pairing code.*only senders on this list.*only when mentioned/);
   });
 });

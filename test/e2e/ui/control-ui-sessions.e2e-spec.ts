@@ -4,6 +4,9 @@ import { Harness, startHarness, TEST_TOKEN } from '../../support/gateway-harness
 import { cspViolations, launchChromium, recordedPage, a11yViolationsInThemesAndLanguages, signInThroughForm } from '../../support/browser';
 import { describeWithHostTools } from '../../support/host-tools';
 
+// What page.evaluate callbacks touch: this project's TypeScript lib has no DOM.
+declare const window: { notReloaded?: boolean };
+
 interface SessionSummary {
   id: string;
   agentId: string;
@@ -107,6 +110,38 @@ describeWithHostTools(['chromium'], 'control UI session search in a real browser
       await eventually('all four again', async () => (await rows.count()) === 4);
     });
   }
+
+  it('follows turns live without a reload: a new session appears running, then idle with its messages', async () => {
+    await page.locator('.settings select').first().selectOption('en');
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Sessions' }).click();
+    const rows = page.locator('tbody tr');
+    await eventually('the four sessions', async () => (await rows.count()) === 4);
+    // A mark on this document: a reload would start a new one without it.
+    await page.evaluate(() => {
+      window.notReloaded = true;
+    });
+    h.llm.enqueue({ kind: 'text', text: 'a live answer', delayMs: 2_500 });
+    const slow = h.api('/v1/chat', { json: { message: 'watch this one live' } });
+    const running = page.locator('tbody tr', { has: page.locator('.state-running') });
+    await running.waitFor({ timeout: 5_000 });
+    expect(await rows.count()).toBe(5);
+    expect(await running.locator('td').nth(4).textContent()).toBe('1');
+    const { sessionId } = (await (await slow).json()) as { sessionId: string };
+    const { sessions } = (await (await h.api('/v1/sessions?limit=1')).json()) as {
+      sessions: (SessionSummary & { title: string | null })[];
+    };
+    expect(sessions[0].id).toBe(sessionId);
+    const row = page.locator('tbody tr', {
+      has: page.getByRole('button', { name: `Open transcript of ${sessions[0].title ?? sessionId}` }),
+    });
+    await eventually(
+      'the row idle with the answer counted',
+      async () => (await row.locator('.state').textContent()) === 'idle' && (await row.locator('td').nth(4).textContent()) === '2',
+    );
+    expect(await page.locator('tbody tr .state-running').count()).toBe(0);
+    expect(await page.evaluate(() => window.notReloaded)).toBe(true);
+    ids.live = sessionId;
+  });
 
   it('has no serious or critical axe-core violations with a search typed, in both themes and languages', async () => {
     const found = await a11yViolationsInThemesAndLanguages(browser, page, h.gateway.url, '/sessions', async (p) => {

@@ -13,7 +13,7 @@ import { sessionScopeOf } from '../auth/principal-scope';
 import { TokenRateLimit } from '../auth/token-rate-limit';
 import { toErrorResponse } from '../errors/error-body';
 import { LiveAnswers } from './live-answers';
-import { CancelFrame, ChatFrame, INVALID_FRAME, InvalidFrame, SubscribeFrame } from './ws-frames';
+import { CancelFrame, ChatFrame, INVALID_FRAME, InvalidFrame, SubscribeFrame, SubscribeSessionsFrame } from './ws-frames';
 import { upgradePrincipal } from './ws-upgrade.auth';
 
 type ServerFrame = Record<string, unknown> & { type: string; id: string | null };
@@ -36,7 +36,7 @@ const MAX_SUBSCRIPTIONS_PER_SOCKET = 16;
 
 /**
  * `GET /ws`: authenticated at the HTTP upgrade (see WsUpgradeAuth and GatewayWsAdapter), then JSON
- * frames: chat/cancel/subscribe/unsubscribe in; started/token/tool_call/tool_result/done/error and
+ * frames: chat/cancel/subscribe/subscribe_sessions/unsubscribe in; started/token/tool_call/tool_result/done/error and
  * session_event out (a subscription to a session whose answer this replica streams also gets that
  * answer, LiveAnswers). Several chats may run on one socket; each chat is an Observable of frames, so
  * closing the socket unsubscribes and cancels it. Across replicas (issue 24): a cancel naming a
@@ -126,6 +126,35 @@ export class ChatWsGateway implements OnGatewayConnection {
   unsubscribe(@ConnectedSocket() client: WebSocket, @MessageBody() frame: { id: string }): ServerFrame {
     this.connections.get(client)?.watching.get(frame.id)?.();
     return { type: 'unsubscribed', id: frame.id };
+  }
+
+  /**
+   * Every session's events (ids and kinds only, as `subscribe` gives for one): a list of sessions
+   * re-reads itself over HTTP when a turn starts or finishes anywhere. Counts against the same limit.
+   */
+  @SubscribeMessage('subscribe_sessions')
+  subscribeSessions(@ConnectedSocket() client: WebSocket, @MessageBody() frame: SubscribeSessionsFrame): Observable<ServerFrame> {
+    const conn = this.connections.get(client);
+    const refuse = (code: string, message: string) => of<ServerFrame>({ type: 'error', id: frame.id, code, message });
+    if (!conn?.principal.scopes.includes('admin')) return refuse('forbidden', 'Watching sessions needs the admin scope');
+    if (conn.watching.has(frame.id) || conn.running.has(frame.id))
+      return refuse('invalid_request', `A subscription or chat with id "${frame.id}" is already open`);
+    if (conn.watching.size >= MAX_SUBSCRIPTIONS_PER_SOCKET)
+      return refuse('rate_limited', `At most ${MAX_SUBSCRIPTIONS_PER_SOCKET} subscriptions may be open at once on one socket`);
+    return new Observable<ServerFrame>((out) => {
+      const stopListening = this.notifications.subscribe('session_events', (e) => out.next({ ...e, type: 'session_event', id: frame.id }));
+      const stop = () => {
+        stopListening();
+        conn.watching.delete(frame.id);
+        out.complete();
+      };
+      conn.watching.set(frame.id, stop);
+      out.next({ type: 'subscribed', id: frame.id });
+      return () => {
+        stopListening();
+        if (conn.watching.get(frame.id) === stop) conn.watching.delete(frame.id);
+      };
+    });
   }
 
   @SubscribeMessage('chat')

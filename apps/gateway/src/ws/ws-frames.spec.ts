@@ -17,6 +17,13 @@ describe('parseClientFrame', () => {
     expect(parseClientFrame('{"type":"unsubscribe","id":"w1"}').event).toBe('unsubscribe');
   });
 
+  it('routes a subscription to every session, which takes no session id', () => {
+    expect(parseClientFrame('{"type":"subscribe_sessions","id":"w2"}')).toEqual({
+      event: 'subscribe_sessions',
+      data: { type: 'subscribe_sessions', id: 'w2' },
+    });
+  });
+
   it.each([
     ['{"type":"subscribe","id":"w1"}', 'w1', /sessionId/],
     ['{"type":"subscribe","id":"w1","sessionId":"../x"}', 'w1', /sessionId/],

@@ -17,6 +17,8 @@ export const clientFrameSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('cancel'), id: z.string().min(1).max(100), sessionId: z.string().regex(SESSION_ID_PATTERN).optional() }),
   /** Live events of a session (turn started/finished, approval pending/decided) from every replica (admin). */
   z.object({ type: z.literal('subscribe'), id: z.string().min(1).max(100), sessionId: z.string().regex(SESSION_ID_PATTERN) }),
+  /** Every session's live events, from every replica (admin): the control UI's Sessions list follows them. */
+  z.object({ type: z.literal('subscribe_sessions'), id: z.string().min(1).max(100) }),
   z.object({ type: z.literal('unsubscribe'), id: z.string().min(1).max(100) }),
 ]);
 
@@ -24,6 +26,7 @@ export type ClientFrame = z.output<typeof clientFrameSchema>;
 export type ChatFrame = Extract<ClientFrame, { type: 'chat' }>;
 export type CancelFrame = Extract<ClientFrame, { type: 'cancel' }>;
 export type SubscribeFrame = Extract<ClientFrame, { type: 'subscribe' }>;
+export type SubscribeSessionsFrame = Extract<ClientFrame, { type: 'subscribe_sessions' }>;
 
 /** A frame the gateway could not accept, answered with an error frame (the socket stays open). */
 export interface InvalidFrame {

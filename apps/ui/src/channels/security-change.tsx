@@ -13,9 +13,9 @@ interface Pending {
 /**
  * Allowlists, approvers, group policy and rate limits changed in the config file apply only once the
  * owner types the code the gateway printed on its own terminal (never sent to this page): the change,
- * the time left, the code field, and "check the file now".
+ * the time left, the code field, and "check the file now". `onApplied`: the page re-reads what the change affects.
  */
-export function SecurityChange() {
+export function SecurityChange({ onApplied }: { onApplied?: () => void } = {}) {
   const [pending, setPending] = useState<Pending | null | undefined>(undefined);
   const [code, setCode] = useState('');
   const [status, setStatus] = useState<string | null>(null);
@@ -38,6 +38,7 @@ export function SecurityChange() {
       setCode('');
       setError(null);
       setStatus(t('channels.security.applied', { keys: r.applied.join(', ') }));
+      onApplied?.();
     }, fail);
 
   return (

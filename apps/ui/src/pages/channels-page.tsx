@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, messageOf } from '../api';
+import { ChannelAccess, ChannelAllowlists } from '../channels/channel-allowlists';
 import { SecurityChange } from '../channels/security-change';
 import { ErrorAlert, StatusLine } from '../components/page-notices';
 import { language, t } from '../i18n/i18n';
@@ -42,23 +43,26 @@ function stateText(c: Channel): string {
   return t(`channels.state.${c.state}`);
 }
 
-/** Each chat channel's connection, strangers waiting for access (approve / deny), and the paired API tokens (revoke). */
+/** Each chat channel's connection and allowlist, strangers waiting for access (approve / deny), and the paired API tokens (revoke). */
 export function ChannelsPage() {
   const [channels, setChannels] = useState<Channel[] | null>(null);
   const [requests, setRequests] = useState<PairingRequest[]>([]);
   const [tokens, setTokens] = useState<PairedToken[]>([]);
+  const [access, setAccess] = useState<ChannelAccess[]>([]);
   const [status, setStatus] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const fail = (e: unknown) => setError(t('error.generic', { message: messageOf(e) }));
   const load = async () => {
-    const [c, p, k] = await Promise.all([
+    const [c, p, k, a] = await Promise.all([
       api<{ channels: Channel[] }>('/v1/channels'),
       api<{ requests: PairingRequest[] }>('/v1/pairing'),
       api<{ tokens: PairedToken[] }>('/v1/tokens'),
+      api<{ channels: ChannelAccess[] }>('/v1/channels/access'),
     ]);
     setChannels(c.channels);
     setRequests(p.requests);
     setTokens(k.tokens);
+    setAccess(a.channels);
     setError(null);
   };
   /** Runs one decision, reloads everything it may have changed, then says what happened. */
@@ -118,6 +122,8 @@ export function ChannelsPage() {
           </table>
         </div>
       )}
+
+      {access.length > 0 && <ChannelAllowlists channels={access} />}
 
       <h2>{t('pairing.title')}</h2>
       {requests.length === 0 ? (
@@ -224,7 +230,7 @@ export function ChannelsPage() {
           </table>
         </div>
       )}
-      <SecurityChange />
+      <SecurityChange onApplied={() => void load().catch(fail)} />
     </section>
   );
 }

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, messageOf } from '../api';
 import { ErrorAlert } from '../components/page-notices';
 import { TranscriptView } from '../chat/transcript-view';
@@ -7,6 +7,7 @@ import { transcriptPage } from '../chat/transcript-pages';
 import { continueSession } from '../chat/use-chat';
 import { language, t } from '../i18n/i18n';
 import { navigate } from '../router';
+import { SessionEvent, useSessionEvents } from '../sessions/use-session-events';
 
 interface SessionSummary {
   id: string;
@@ -30,9 +31,21 @@ interface Filter {
 const SEARCH_DELAY_MS = 300;
 
 const PAGE = 50;
+/** The most GET /v1/sessions answers at once: a live re-read of a list paged this far asks for it in one request. */
+const MAX_LIMIT = 500;
+/** Live re-reads wait at least this long after the last one: a burst of turns costs one query a second. */
+const REQUERY_EVERY_MS = 1000;
+/**
+ * A turn's hold on its session is released with the statement that closes it, except on an error
+ * path, a little later: a second read after this long shows it idle.
+ */
+const SETTLE_MS = 2000;
 
-/** Every channel's sessions, most recent first, paged; a row opens its transcript with the tool calls. */
-export function SessionsPage() {
+/**
+ * Every channel's sessions, most recent first, paged; a row opens its transcript with the tool calls.
+ * `live`: the list follows turns starting and finishing on any session (the WebSocket needs `chat`).
+ */
+export function SessionsPage({ live }: { live: boolean }) {
   const [sessions, setSessions] = useState<SessionSummary[]>([]);
   const [more, setMore] = useState(false);
   const [open, setOpen] = useState<{ id: string; items: Item[]; earlierBefore: number | null } | null>(null);
@@ -41,15 +54,19 @@ export function SessionsPage() {
   const [filter, setFilter] = useState<Filter>({ q: '', channel: '', agent: '' });
   /** The channels and agents seen so far: the filters' choices. */
   const [seen, setSeen] = useState<{ channels: string[]; agents: string[] }>({ channels: [], agents: [] });
-  const loadPage = async (before?: string) => {
-    const params = new URLSearchParams({ limit: String(PAGE) });
+  /** Bumped by every read of the first page: an answer overtaken by a later read is dropped. */
+  const reads = useRef(0);
+  const loadPage = async (before?: string, limit = PAGE) => {
+    const read = before ? reads.current : ++reads.current;
+    const params = new URLSearchParams({ limit: String(limit) });
     if (before) params.set('before', before);
     if (filter.q.trim()) params.set('q', filter.q.trim());
     if (filter.channel) params.set('channel', filter.channel);
     if (filter.agent) params.set('agent', filter.agent);
     const page = await api<{ sessions: SessionSummary[] }>(`/v1/sessions?${params.toString()}`);
+    if (read !== reads.current) return;
     setSessions((now) => (before ? [...now, ...page.sessions] : page.sessions));
-    setMore(page.sessions.length === PAGE);
+    setMore(page.sessions.length === limit);
     setSeen((now) => ({
       channels: [...new Set([...now.channels, ...page.sessions.map((x) => x.channel)])].sort(),
       agents: [...new Set([...now.agents, ...page.sessions.map((x) => x.agentId)])].sort(),
@@ -72,6 +89,21 @@ export function SessionsPage() {
     const timer = setTimeout(() => void loadPage().then(() => setError(null), fail), SEARCH_DELAY_MS);
     return () => clearTimeout(timer);
   }, [filter]);
+  // Live: the gateway's filters, not a copy of them here, decide which sessions a re-read brings.
+  const requery = useThrottled(() => void loadPage(undefined, Math.min(MAX_LIMIT, Math.max(PAGE, sessions.length))).catch(fail));
+  const settle = useRef<number>();
+  useEffect(() => () => window.clearTimeout(settle.current), []);
+  const onEvent = (e: SessionEvent) => {
+    if (e.kind !== 'turn_started' && e.kind !== 'turn_finished') return;
+    // The event says it at once; the re-read brings the counts, the last activity and new sessions.
+    setSessions((now) => now.map((s) => (s.id === e.sessionId ? { ...s, running: e.kind === 'turn_started' } : s)));
+    requery();
+    if (e.kind === 'turn_finished') {
+      window.clearTimeout(settle.current);
+      settle.current = window.setTimeout(requery, SETTLE_MS);
+    }
+  };
+  useSessionEvents(live, onEvent, requery);
   return (
     <section class="page" aria-labelledby="sessions-title">
       <h1 id="sessions-title">{t('sessions.title')}</h1>
@@ -182,4 +214,27 @@ export function SessionsPage() {
       )}
     </section>
   );
+}
+
+/**
+ * `run` at most once per REQUERY_EVERY_MS: the first call in a quiet spell runs at once, later ones
+ * fold into one run when the interval ends. Always the latest render's `run`.
+ */
+function useThrottled(run: () => void): () => void {
+  const latest = useRef(run);
+  latest.current = run;
+  const state = useRef<{ last: number; timer: number | undefined }>({ last: 0, timer: undefined });
+  useEffect(() => () => window.clearTimeout(state.current.timer), []);
+  return () => {
+    const now = state.current;
+    if (now.timer !== undefined) return;
+    now.timer = window.setTimeout(
+      () => {
+        now.timer = undefined;
+        now.last = Date.now();
+        latest.current();
+      },
+      Math.max(0, now.last + REQUERY_EVERY_MS - Date.now()),
+    );
+  };
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Leases } from '@nestclaw/db';
-import { ChannelAccessService } from '@nestclaw/security';
+import { ChannelAccess, ChannelAccessService } from '@nestclaw/security';
 import { ChannelRegistry } from '../channel.registry';
 import { channelLease } from '../channel-ownership.service';
 import { ChannelActivityRepository } from './channel-activity.repository';
@@ -32,7 +32,7 @@ export class ChannelStatusService {
   async list(): Promise<ChannelStatus[]> {
     const local = new Map(this.registry.channelStates().map((s) => [s.channel, s]));
     const broken = new Map(this.registry.failedSetups().map((f) => [f.channel, f.error]));
-    const ids = [...new Set([...this.registry.list().map((a) => a.id), ...broken.keys()])].sort();
+    const ids = this.ids();
     if (ids.length === 0) return [];
     const [leases, activity, pending] = await Promise.all([this.leases.list(), this.activity.lastEvents(ids), this.access.pending()]);
     const leaseOf = new Map(leases.map((l) => [l.name, l]));
@@ -54,5 +54,15 @@ export class ChannelStatusService {
         pendingPairings: pending.filter((p) => p.channel === id).length,
       };
     });
+  }
+
+  /** Who may talk to the assistant on each configured channel (`GET /v1/channels/access`). */
+  allowlists(): Promise<ChannelAccess[]> {
+    return Promise.all(this.ids().map((id) => this.access.accessOf(id)));
+  }
+
+  /** The configured channels: those set up, and those that could not be (shown as failed). */
+  private ids(): string[] {
+    return [...new Set([...this.registry.list().map((a) => a.id), ...this.registry.failedSetups().map((f) => f.channel)])].sort();
   }
 }
