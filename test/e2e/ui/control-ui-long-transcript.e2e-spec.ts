@@ -1,4 +1,5 @@
 import type { Browser, Locator, Page } from 'playwright-core';
+import { eventually } from '../../support/eventually';
 import { Harness, startHarness, TEST_TOKEN } from '../../support/gateway-harness';
 import { cspViolations, launchChromium, recordedPage, signInThroughForm } from '../../support/browser';
 import { describeWithHostTools } from '../../support/host-tools';
@@ -87,12 +88,15 @@ describeWithHostTools(['chromium'], 'control UI with a 10,000-message transcript
   /** Scrolls the transcript to its top `pages` times; each time the message that was first must still be in view after the page before it loads. */
   async function scrollBack(transcript: Locator, pages: number): Promise<void> {
     for (let i = 0; i < pages; i++) {
-      const before = await transcript.locator('.message').count();
       const firstText = await transcript.locator('.message.user').first().textContent();
       await transcript.evaluate((el) => {
         (el as unknown as { scrollTop: number }).scrollTop = 0;
       });
-      await transcript.locator('.message').nth(before).waitFor({ state: 'attached' });
+      // The page before arrives above: the first message is an earlier one.
+      await eventually(
+        'the page before, above',
+        async () => (await transcript.locator('.message.user').first().textContent()) !== firstText,
+      );
       // The reader stays where they were: the message that was at the top is still in view.
       const held = transcript.locator('.message.user', { hasText: firstText! }).first();
       await expect(held.isVisible()).resolves.toBe(true);
@@ -120,11 +124,25 @@ describeWithHostTools(['chromium'], 'control UI with a 10,000-message transcript
     await scrollBack(transcript, 5);
     expect(await transcript.locator('.tool-card', { hasText: 'current_time' }).count()).toBeGreaterThan(0);
     const scrolling = await page.evaluate(() => window.__longTasks.splice(0));
+    // Windowed: six pages are loaded, but only the blocks near the reader (and the newest) are in the page.
+    const inPage = await transcript.locator('.message, .tool-card').count();
+    expect(await transcript.locator('.transcript-block').count()).toBe(6);
+    expect(inPage).toBeLessThanOrEqual(4 * PAGE);
+    // Back at the bottom: the newest message is there, the earliest loaded page is an empty box again.
+    const earliest = await transcript.locator('.message.user').first().textContent();
+    await transcript.evaluate((el) => {
+      (el as unknown as { scrollTop: number; scrollHeight: number }).scrollTop = (el as unknown as { scrollHeight: number }).scrollHeight;
+    });
+    await transcript.locator('.message.user', { hasText: `question ${TURNS}` }).waitFor();
+    await eventually(
+      'the earliest page windowed out',
+      async () => (await transcript.locator('.message.user', { hasText: earliest! }).count()) === 0,
+    );
     const longest = (tasks: number[]) => Math.round(Math.max(0, ...tasks));
     // Reported, not asserted: the figure belongs to the machine as much as to the page (the closing note quotes it).
     process.stdout.write(
       `\n[control UI] 10,000-message transcript: opened in ${openedMs} ms (long tasks ${opening.length}, longest ${longest(opening)} ms); ` +
-        `5 earlier pages loaded by scrolling (long tasks ${scrolling.length}, longest ${longest(scrolling)} ms)\n`,
+        `5 earlier pages loaded by scrolling (long tasks ${scrolling.length}, longest ${longest(scrolling)} ms); ${inPage} of ~600 loaded messages in the page\n`,
     );
   }, 90_000);
 

@@ -4,6 +4,7 @@ import { ApprovalCard } from './approval-card';
 import { MarkdownView } from './markdown-view';
 import { ToolCard } from './tool-card';
 import type { ApprovalStatus, Item } from './transcript';
+import { useTranscriptWindow } from './transcript-window';
 
 interface Props {
   items: Item[];
@@ -42,7 +43,8 @@ function ItemView({ item, onApprovalDecided }: { item: Item } & Pick<Props, 'onA
 /**
  * The conversation, newest at the bottom, kept scrolled there while it grows if the reader was there.
  * A long one is paged: scrolling to the top (or the button there) loads the page before, and the
- * reader stays on the message they were reading while it is added above.
+ * reader stays on the message they were reading while it is added above. Pages far from the reader
+ * are windowed out (transcript-window.ts).
  */
 export function TranscriptView({ items, onApprovalDecided, onLoadEarlier }: Props) {
   const end = useRef<HTMLDivElement>(null);
@@ -50,6 +52,7 @@ export function TranscriptView({ items, onApprovalDecided, onLoadEarlier }: Prop
   const top = useRef<HTMLDivElement>(null);
   const previous = useRef<{ first?: string; height: number }>({ height: 0 });
   const [loading, setLoading] = useState(false);
+  const { blocks, rendered, heightOf, track } = useTranscriptWindow(items, list);
 
   useLayoutEffect(() => {
     const el = list.current;
@@ -94,9 +97,23 @@ export function TranscriptView({ items, onApprovalDecided, onLoadEarlier }: Prop
           </button>
         </div>
       )}
-      {items.map((item) => (
-        <ItemView key={item.key} item={item} onApprovalDecided={onApprovalDecided} />
-      ))}
+      {blocks.map((block) =>
+        rendered(block.id) ? (
+          <div key={block.id} ref={track(block.id)} data-block={block.id} class="transcript-block">
+            {block.items.map((item) => (
+              <ItemView key={item.key} item={item} onApprovalDecided={onApprovalDecided} />
+            ))}
+          </div>
+        ) : (
+          <div
+            key={block.id}
+            ref={track(block.id)}
+            data-block={block.id}
+            class="transcript-block"
+            style={{ height: `${heightOf(block.id)}px` }}
+          />
+        ),
+      )}
       <div ref={end} />
     </div>
   );
