@@ -235,6 +235,8 @@ describe('fuzz over the HTTP surface', () => {
       ['GET', '/v1/agents/:x/prompt'],
       ['GET', '/v1/agents/default/files/:x'],
       ['PUT', '/v1/agents/default/files/:x'],
+      ['GET', '/v1/agents/default/skills/:x'],
+      ['PUT', '/v1/agents/default/skills/:x'],
       ['GET', '/v1/:x'],
       ['PUT', '/v1/chat'],
     ];

@@ -45,6 +45,7 @@ import { UsageController } from './usage/usage.controller';
 import { AgentsController } from './agents/agents.controller';
 import { AgentsOverviewService } from './agents/agents-overview.service';
 import { AgentWorkspaceService } from './agents/agent-workspace.service';
+import { AgentSkillsService } from './agents/agent-skills.service';
 import { UiController } from './ui/ui.controller';
 import { ChatWsGateway } from './ws/chat.ws-gateway';
 import { LiveAnswers } from './ws/live-answers';
@@ -142,6 +143,7 @@ export class GatewayModule {
         AgentModelCatalog,
         AgentsOverviewService,
         AgentWorkspaceService,
+        AgentSkillsService,
         ClusterService,
       ],
     };

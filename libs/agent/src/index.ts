@@ -16,6 +16,7 @@ export { BootstrapFiles } from './prompt/bootstrap-files';
 export type { BootstrapFile } from './prompt/bootstrap-files';
 export { SkillCatalog } from './skills/skill.catalog';
 export type { Skill } from './skills/skill';
+export { checkSkillText, MAX_SKILL_BYTES, SKILL_NAME, SKILL_NAME_RULE } from './skills/skill-file.parser';
 export { classifyTrivial } from './classifier/trivial-message.classifier';
 export type { TrivialKind } from './classifier/trivial-message.classifier';
 export { describePrompt } from './prompt/prompt-report';

@@ -197,6 +197,37 @@ describeWithHostTools(['chromium'], 'control UI agents page in a real browser', 
     });
   }
 
+  for (const [lang, ui] of [
+    ['en', { add: 'New skill', name: 'Skill name', save: 'Save', edit: 'Edit skill', view: 'View web-research', ro: 'Read-only here' }],
+    ['zh-CN', { add: '新建技能', name: '技能名称', save: '保存', edit: '编辑技能', view: '查看 web-research', ro: '此处只读' }],
+  ] as const) {
+    it(`${lang}: creates and edits a skill in the writer's workspace from its card, and shows a built-in one read-only`, async () => {
+      const name = `notes-${lang}`;
+      await page.locator('.settings select').first().selectOption(lang);
+      await page.goto(`${h.gateway.url}/agents`);
+      const editor = card('writer').locator('.skill-editor');
+      await card('writer').getByRole('button', { name: ui.add }).click();
+      await editor.getByLabel(ui.name).fill(name);
+      await editor.locator('textarea').fill(`---\ndescription: Keep notes (${lang})\n---\n# Notes\n`);
+      await editor.getByRole('button', { name: ui.save }).click();
+      const row = card('writer').locator('.agent-skills li', { hasText: name });
+      await row.waitFor();
+      await row.getByRole('button', { name: `${ui.edit} ${name}` }).click();
+      await editor.locator('textarea').waitFor(); // shown once the file is read
+      expect(await editor.locator('textarea').inputValue()).toContain(`Keep notes (${lang})`);
+      await editor.locator('textarea').fill(`---\ndescription: Keep short notes (${lang})\n---\n`);
+      await editor.getByRole('button', { name: ui.save }).click();
+      await editor.waitFor({ state: 'detached' });
+      const saved = (await (await h.api(`/v1/agents/writer/skills/${name}`)).json()) as { content: string; source: string };
+      expect(saved).toMatchObject({ source: 'workspace', content: expect.stringContaining(`Keep short notes (${lang})`) });
+
+      await card('writer').getByRole('button', { name: ui.view }).click();
+      await editor.getByText(ui.ro).waitFor();
+      expect(await editor.locator('textarea').getAttribute('readonly')).not.toBeNull();
+      expect(await editor.getByRole('button', { name: ui.save }).count()).toBe(0);
+    });
+  }
+
   it('shows no Agents link to a chat-only session', async () => {
     const { code } = (await (await h.api('/v1/pair/codes', { json: { scopes: ['chat'] } })).json()) as { code: string };
     const paired = await fetch(`${h.gateway.url}/v1/pair`, {

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { lstatSync } from 'node:fs';
-import { join } from 'node:path';
 import { BootstrapFiles, describePrompt, PromptReport, SystemPromptBuilder } from '@nestclaw/agent';
-import { NestclawError, readConfinedFile, replaceFileWhole } from '@nestclaw/common';
+import { NestclawError, readConfinedFile } from '@nestclaw/common';
 import { AgentConfig, ConfigService } from '@nestclaw/config';
 import { AuditService, BOOTSTRAP_FILES, ToolRegistry } from '@nestclaw/tool';
+import { configuredAgent } from './configured-agent';
+import { replaceWorkspaceFile } from './workspace-file.writer';
 
 /** The most a workspace file may hold when read or written here (the prompt keeps less: `agents.<id>.bootstrap`). */
 export const WORKSPACE_FILE_MAX_BYTES = 256 * 1024;
@@ -52,21 +52,9 @@ export class AgentWorkspaceService {
     if (Buffer.byteLength(content) > WORKSPACE_FILE_MAX_BYTES)
       throw new NestclawError('payload_too_large', `${file} may hold at most ${WORKSPACE_FILE_MAX_BYTES} bytes`);
     this.bootstrap.ensure(agentId);
-    const dir = this.bootstrap.dir(agentId);
-    const path = join(dir, file);
-    const existing = kindOf(path);
-    if (existing && existing !== 'file')
-      throw new NestclawError('conflict', `${file} is a ${existing}, not a regular file: it is not replaced from here. Fix it in ${dir}`);
     // Written beside it and renamed over it: a reader sees the old text or the new, and a link in the
-    // way is replaced, never followed.
-    try {
-      replaceFileWhole(path, content, 0o660);
-    } catch (e) {
-      throw new NestclawError(
-        'conflict',
-        `${file} could not be written in ${dir}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-      );
-    }
+    // way is refused, never followed.
+    replaceWorkspaceFile(this.bootstrap.dir(agentId), file, content);
     await this.audit.record({
       actor,
       action: 'workspace.write',
@@ -78,23 +66,11 @@ export class AgentWorkspaceService {
   }
 
   private agent(agentId: string): AgentConfig {
-    const agent = Object.hasOwn(this.config.get().agents, agentId) ? this.config.get().agents[agentId] : undefined;
-    if (!agent)
-      throw new NestclawError('not_found', `No agent "${agentId}" (configured: ${Object.keys(this.config.get().agents).join(', ')})`);
-    return agent;
+    return configuredAgent(this.config, agentId);
   }
 
   private fileName(name: string): string {
     if ((BOOTSTRAP_FILES as readonly string[]).includes(name)) return name;
     throw new NestclawError('not_found', `"${name}" is not a workspace file edited here (${BOOTSTRAP_FILES.join(', ')})`);
-  }
-}
-
-function kindOf(path: string): 'file' | 'symlink' | 'directory' | 'special file' | undefined {
-  try {
-    const st = lstatSync(path);
-    return st.isSymbolicLink() ? 'symlink' : st.isFile() ? 'file' : st.isDirectory() ? 'directory' : 'special file';
-  } catch {
-    return undefined;
   }
 }

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, messageOf } from '../api';
 import { AgentPrompt } from '../agents/agent-prompt';
+import { AgentSkills, SkillRow } from '../agents/agent-skills';
 import { ErrorAlert, Listing } from '../components/page-notices';
 import { t } from '../i18n/i18n';
 
@@ -10,7 +11,7 @@ interface Agent {
   model: string | null;
   fallback: string[];
   tools: string[];
-  skills: { name: string; source: string; available: boolean; unavailable?: string }[];
+  skills: SkillRow[];
   memory: boolean;
   heartbeat: { enabled: boolean; intervalMs: number };
   budget: { dailyUsd: number | null; monthlyUsd: number | null; warnAt: number; enforce: boolean } | null;
@@ -49,7 +50,7 @@ function SpendMeter({ label, spent, budget, warnAt }: { label: string; spent: nu
   );
 }
 
-/** The configured agents, read-only: model, tools, skills, memory, heartbeat, and spend against budget. */
+/** The configured agents: model, tools, skills (workspace ones editable), memory, heartbeat, and spend against budget. */
 export function AgentsPage() {
   const [agents, setAgents] = useState<Agent[] | undefined>(undefined);
   const [error, setError] = useState<string | null>(null);
@@ -107,22 +108,7 @@ export function AgentsPage() {
                   </>
                 )}
               </dl>
-              <h3>{t('agents.skills')}</h3>
-              <Listing items={a.skills} empty={t('agents.noSkills')}>
-                {(skills) => (
-                  <ul class="agent-skills">
-                    {skills.map((k) => (
-                      <li key={k.name}>
-                        <span class="mono">{k.name}</span>{' '}
-                        <span class="hint">
-                          ({t(`agents.source.${k.source === 'builtin' ? 'builtin' : k.source === 'global' ? 'global' : 'workspace'}`)})
-                        </span>
-                        {!k.available && <span class="hint"> — {t('agents.unavailable', { reason: k.unavailable ?? '' })}</span>}
-                      </li>
-                    ))}
-                  </ul>
-                )}
-              </Listing>
+              <AgentSkills agentId={a.id} skills={a.skills} onChanged={() => void load()} />
               <AgentPrompt agentId={a.id} />
             </section>
           ))

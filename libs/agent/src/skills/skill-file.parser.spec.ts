@@ -1,4 +1,4 @@
-import { parseSkillFile } from './skill-file.parser';
+import { checkSkillText, MAX_SKILL_BYTES, parseSkillFile } from './skill-file.parser';
 
 describe('parseSkillFile', () => {
   it('reads name, description and required binaries and variables from the front matter', () => {
@@ -14,5 +14,14 @@ describe('parseSkillFile', () => {
   it('says what is wrong with a file without front matter or description', () => {
     expect(parseSkillFile('# just text')).toMatchObject({ ok: false, error: expect.stringContaining('no YAML front matter') });
     expect(parseSkillFile('---\nname: x\n---\n')).toMatchObject({ ok: false, error: expect.stringContaining('description') });
+  });
+
+  it('names a skill by its front matter, else by its folder, and refuses one over the size limit', () => {
+    expect(checkSkillText('folder', '---\nname: pdf\ndescription: x\n---\n', 30)).toMatchObject({ ok: true, name: 'pdf' });
+    expect(checkSkillText('folder', '---\ndescription: x\n---\n', 20)).toMatchObject({ ok: true, name: 'folder' });
+    expect(checkSkillText('folder', '---\ndescription: x\n---\n', MAX_SKILL_BYTES + 1)).toMatchObject({
+      ok: false,
+      error: expect.stringContaining(`larger than ${MAX_SKILL_BYTES} bytes`),
+    });
   });
 });

@@ -3,11 +3,14 @@ import { z } from 'zod';
 
 const list = z.union([z.string().transform((s) => [s]), z.array(z.string())]).default([]);
 
+/** A skill's name, and the name of a skill folder created from the control UI. */
+export const SKILL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+export const SKILL_NAME_RULE = 'letters, digits, ".", "_" or "-" (starting with a letter or digit), at most 64';
+/** A SKILL.md larger than this is refused (it would be read whole by skill_read). */
+export const MAX_SKILL_BYTES = 64 * 1024;
+
 const frontMatter = z.object({
-  name: z
-    .string()
-    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'letters, digits, ".", "_" or "-", at most 64')
-    .optional(),
+  name: z.string().regex(SKILL_NAME, SKILL_NAME_RULE).optional(),
   description: z.string().min(1, 'a one-line description is required'),
   requires: z.object({ bins: list, env: list }).prefault({}),
 });
@@ -29,6 +32,20 @@ export function parseSkillFile(text: string): { ok: true; meta: SkillFrontMatter
   const r = frontMatter.safeParse(raw ?? {});
   if (!r.success) return { ok: false, error: r.error.issues.map((i) => `${i.path.join('.') || 'front matter'}: ${i.message}`).join('; ') };
   return { ok: true, meta: r.data };
+}
+
+/**
+ * What the catalog makes of `body` as `<folder>/SKILL.md`: the skill's name (its front matter's, else
+ * the folder's) and front matter, or why it is skipped. The control UI's edits pass the same check.
+ */
+export function checkSkillText(
+  folder: string,
+  body: string,
+  bytes: number,
+): { ok: true; name: string; meta: SkillFrontMatter } | { ok: false; error: string } {
+  if (bytes > MAX_SKILL_BYTES) return { ok: false, error: `larger than ${MAX_SKILL_BYTES} bytes` };
+  const parsed = parseSkillFile(body);
+  return parsed.ok ? { ok: true, name: parsed.meta.name ?? folder, meta: parsed.meta } : parsed;
 }
 
 /** `key: value` lines taken literally, when every line is one (no nesting, no lists). */

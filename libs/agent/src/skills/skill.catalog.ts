@@ -1,12 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { accessSync, constants, readdirSync, statSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { fileStamp, readConfinedFile, withoutNul } from '@nestclaw/common';
 import { ConfigService } from '@nestclaw/config';
 import { WorkspaceLocator } from '@nestclaw/tool';
 import { BUILTIN_SKILLS } from './builtin-skills';
 import { MAX_DESCRIPTION_CHARS, Skill, SkillSource } from './skill';
-import { parseSkillFile } from './skill-file.parser';
+import { checkSkillText, MAX_SKILL_BYTES, parseSkillFile } from './skill-file.parser';
 
 interface CachedFile {
   stamp: string;
@@ -17,8 +17,6 @@ interface CachedFile {
 const BIN_TTL_MS = 10_000;
 /** A skills folder unchanged for this long is trusted by its stamp alone. */
 const SETTLED_MS = 1000;
-/** A SKILL.md larger than this is refused (it would be read whole by skill_read). */
-const MAX_SKILL_BYTES = 64 * 1024;
 
 /**
  * Skills for an agent: `<agent workspace>/skills/<name>/SKILL.md`, then `$NESTCLAW_HOME/skills`,
@@ -65,6 +63,16 @@ export class SkillCatalog {
 
   get(agentId: string, name: string): Skill | undefined {
     return this.list(agentId).find((s) => s.name === name);
+  }
+
+  /**
+   * A SKILL.md the gateway itself just wrote (`<root>/<folder>/SKILL.md`): its parse and its folder's
+   * listing are dropped, so the next list reads them again even when a stamp could not tell (a folder
+   * made within the settled second, a rewrite that kept size and mtime).
+   */
+  forget(path: string): void {
+    this.files.delete(path);
+    this.listings.delete(dirname(dirname(path)));
   }
 
   private scan(dir: string, source: SkillSource): Skill[] {
@@ -128,12 +136,10 @@ export class SkillCatalog {
     let skill: CachedFile['skill'];
     if (!read.ok) {
       skill = { invalid: read.reason };
-    } else if (read.file.size > MAX_SKILL_BYTES) {
-      skill = { invalid: `larger than ${MAX_SKILL_BYTES} bytes` };
     } else {
       const body = withoutNul(read.file.head);
-      const parsed = parseSkillFile(body);
-      skill = parsed.ok ? { ...this.fromMeta(parsed.meta.name ?? folder, parsed.meta, body), source, path } : { invalid: parsed.error };
+      const checked = checkSkillText(folder, body, read.file.size);
+      skill = checked.ok ? { ...this.fromMeta(checked.name, checked.meta, body), source, path } : { invalid: checked.error };
     }
     this.files.set(path, { stamp, skill });
     return skill;
