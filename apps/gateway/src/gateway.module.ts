@@ -55,6 +55,7 @@ import { WebSessionCookieAuth } from './auth/web-session-cookie.auth';
 import { SignInRateLimit } from './web-session/sign-in-rate-limit';
 import { WebSessionController } from './web-session/web-session.controller';
 import { CronController } from './cron/cron.controller';
+import { HeartbeatsController } from './heartbeats/heartbeats.controller';
 import { MetricsController } from './observability/metrics.controller';
 import { MetricsListener } from './observability/metrics.listener';
 import { TelemetryWiring } from './observability/telemetry.wiring';
@@ -111,6 +112,7 @@ export class GatewayModule {
         ProvidersController,
         PluginsController,
         CronController,
+        HeartbeatsController,
         MetricsController,
         MemoryController,
         ReindexController,

@@ -63,7 +63,7 @@ function Page({ route, session }: { route: Route; session: SignedIn }) {
   if (route === 'sessions') return <SessionsPage live={hasScope(session, 'chat')} />;
   if (route === 'channels') return <ChannelsPage />;
   if (route === 'usage') return <UsagePage />;
-  if (route === 'jobs') return <JobsPage />;
+  if (route === 'jobs') return <JobsPage isAdmin={hasScope(session, 'admin')} />;
   if (route === 'agents') return <AgentsPage />;
   if (route === 'settings') return <SettingsPage />;
   if (route === 'memory') return <MemoryPage isAdmin={hasScope(session, 'admin')} />;

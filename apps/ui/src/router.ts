@@ -22,10 +22,22 @@ function routeOf(path: string): Route {
 const listeners = new Set<() => void>();
 addEventListener('popstate', () => listeners.forEach((l) => l()));
 
-export function navigate(route: Route): void {
-  if (location.pathname !== ROUTE_PATHS[route]) history.pushState(null, '', ROUTE_PATHS[route]);
+/** Opens a page; `tail` (`?open=…`, `#config-agents`) tells it what to show first. */
+export function navigate(route: Route, tail = ''): void {
+  const target = ROUTE_PATHS[route] + tail;
+  if (location.pathname + location.search + location.hash !== target) history.pushState(null, '', target);
   listeners.forEach((l) => l());
 }
+
+/** A link within the app: the page changes without a reload, as the header's links do. */
+export const inAppLink = (route: Route, tail = '') => ({
+  href: ROUTE_PATHS[route] + tail,
+  onClick: (e: MouseEvent) => {
+    if (e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0) return; // a new tab or window: the browser's
+    e.preventDefault();
+    navigate(route, tail);
+  },
+});
 
 export function useRoute(): Route {
   const [route, setRoute] = useState<Route>(() => routeOf(location.pathname));

@@ -32,6 +32,7 @@ import { ToolStepRunner } from './turn/tool-step.runner';
 import { CronService } from './scheduler/cron.service';
 import { CronTool } from './scheduler/cron.tool';
 import { HeartbeatService } from './scheduler/heartbeat.service';
+import { HeartbeatStatusService } from './scheduler/heartbeat-status.service';
 import { JobScheduler } from './scheduler/job.scheduler';
 import { ScheduledJobRepository } from './scheduler/scheduled-job.repository';
 import { SchedulerClock } from './scheduler/scheduler.clock';
@@ -77,6 +78,7 @@ const agentTools = [SkillReadTool, SpawnTool, CronTool];
     JobScheduler,
     CronService,
     HeartbeatService,
+    HeartbeatStatusService,
     HeartbeatRepository,
     JobOutputPort,
     JobOutputRepository,
@@ -99,6 +101,7 @@ const agentTools = [SkillReadTool, SpawnTool, CronTool];
     JobScheduler,
     SchedulerClock,
     HeartbeatService,
+    HeartbeatStatusService,
     JobOutputPort,
     WebhookIntake,
     WebhookTurnRunner,

@@ -30,6 +30,8 @@ export { SchedulerClock } from './scheduler/scheduler.clock';
 export type { ScheduledJob, JobRun, ListedJob } from './scheduler/scheduled-job.repository';
 export { HeartbeatService } from './scheduler/heartbeat.service';
 export type { HeartbeatStats } from './scheduler/heartbeat.service';
+export { HeartbeatStatusService } from './scheduler/heartbeat-status.service';
+export type { HeartbeatStatus } from './scheduler/heartbeat-status.service';
 export { CronModule } from './scheduler/cron.module';
 export { JobOutputPort } from './scheduler/job-output.port';
 export type { JobOutputSink, JobOutput, DeliveryTarget } from './scheduler/job-output.port';

@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { HeartbeatService } from '@nestclaw/agent';
 import type { Browser, Page } from 'playwright-core';
 import { eventually } from '../../support/eventually';
 import { Harness, startHarness, TEST_TOKEN } from '../../support/gateway-harness';
@@ -29,6 +32,14 @@ const UI = {
     message: 'Message',
     add: 'Add job',
     added: 'was added.',
+    heartbeats: 'Heartbeats',
+    everyTwoHours: 'Every 2 h',
+    on: 'On',
+    off: 'Off',
+    transcript: (agent: string) => `Transcript of ${agent}’s heartbeat`,
+    sessionTitle: (id: string) => `Transcript of ${id}`,
+    settingsLink: 'agents.<id>.heartbeat in Settings',
+    settingsTitle: 'Settings and health',
   },
   'zh-CN': {
     nav: '定时任务',
@@ -52,6 +63,14 @@ const UI = {
     message: '消息',
     add: '添加',
     added: '已添加',
+    heartbeats: '心跳',
+    everyTwoHours: '每 2 小时',
+    on: '已开启',
+    off: '已关闭',
+    transcript: (agent: string) => `${agent} 的心跳会话记录`,
+    sessionTitle: (id: string) => `${id} 的对话记录`,
+    settingsLink: '在设置中修改 agents.<id>.heartbeat',
+    settingsTitle: '设置与健康',
   },
 } as const;
 type Language = keyof typeof UI;
@@ -64,11 +83,16 @@ interface Job {
   message: string;
   state: string;
 }
+type Heartbeat = { agentId: string; nextDueAt: string | null; lastRun: { status: string } | null };
+
+/** The `watcher` agent's standing task: its heartbeat has something to do, so it calls the model. */
+const WATCHER_TASK = '- [ ] check whether the nightly build is green';
 
 /**
  * The control UI's Jobs page in Debian's Chromium against a real gateway and scheduler: a job made
  * through the API is paused, resumed, run now (its run shown), and removed from the page, each
- * checked against the API; a job added through the page's form; in English and 简体中文.
+ * checked against the API; a job added through the page's form; each agent's heartbeat with its
+ * interval, next run and transcript; in English and 简体中文.
  */
 describeWithHostTools(['chromium'], 'control UI jobs page in a real browser', (tools) => {
   let h: Harness;
@@ -78,7 +102,14 @@ describeWithHostTools(['chromium'], 'control UI jobs page in a real browser', (t
   const consoleErrors: string[] = [];
 
   beforeAll(async () => {
-    h = await startHarness();
+    h = await startHarness({
+      config: { agents: { default: {}, watcher: { heartbeat: { enabled: true, interval: '2h' } } } },
+      beforeStart: (home) => {
+        const dir = join(home, 'workspaces', 'agents', 'watcher');
+        mkdirSync(dir, { recursive: true });
+        writeFileSync(join(dir, 'HEARTBEAT.md'), `# Heartbeat\n${WATCHER_TASK}\n`);
+      },
+    });
     browser = await launchChromium(tools.chromium!);
     ({ page, errors } = await recordedPage(await browser.newContext({ locale: 'en-US' })));
     await signInThroughForm(page, h.gateway.url, TEST_TOKEN);
@@ -106,6 +137,18 @@ describeWithHostTools(['chromium'], 'control UI jobs page in a real browser', (t
     await p.getByRole('button', { name: UI[lang].refresh, exact: true }).click();
   };
   const row = (message: string) => page.locator('.jobs-table tbody tr', { has: page.locator('th', { hasText: message }) });
+  const heartbeatRow = (agent: string) => page.locator('.heartbeats-table tbody tr', { has: page.locator('th', { hasText: agent }) });
+  /** The watcher's heartbeat, once it has beaten (the gateway's own tick may have made it already: a slot beats once). */
+  const watcherBeat = async () => {
+    await h.gateway.app.get(HeartbeatService).tick();
+    let found: Heartbeat | undefined;
+    await eventually('the watcher heartbeat ran', async () => {
+      const { heartbeats } = (await (await h.api('/v1/heartbeats')).json()) as { heartbeats: Heartbeat[] };
+      found = heartbeats.find((b) => b.agentId === 'watcher');
+      return found?.lastRun?.status === 'ok';
+    });
+    return found!;
+  };
 
   for (const lang of ['en', 'zh-CN'] as const) {
     const ui = UI[lang];
@@ -172,6 +215,31 @@ describeWithHostTools(['chromium'], 'control UI jobs page in a real browser', (t
     });
   }
 
+  for (const lang of ['en', 'zh-CN'] as const) {
+    const ui = UI[lang];
+
+    it(`${lang}: shows each agent's heartbeat with its interval and next run, opens its transcript, and links the settings that change it`, async () => {
+      const watcher = await watcherBeat();
+      await open(page, lang);
+      await page.getByRole('heading', { level: 2, name: ui.heartbeats }).waitFor();
+      // The next run as the page's language writes the time the gateway computed.
+      const next = await page.evaluate(([iso, l]) => new Date(iso).toLocaleString(l), [watcher.nextDueAt!, lang] as const);
+      expect(Date.parse(watcher.nextDueAt!)).toBeGreaterThan(Date.now());
+      await heartbeatRow('watcher').filter({ hasText: ui.everyTwoHours }).filter({ hasText: ui.on }).filter({ hasText: next }).waitFor();
+      await heartbeatRow('default').filter({ hasText: ui.off }).waitFor();
+      expect(h.llm.requests.filter((r) => String(r.body.messages.at(-1)?.content).includes(WATCHER_TASK))).toHaveLength(1);
+
+      await page.getByRole('link', { name: ui.transcript('watcher') }).click();
+      await page.getByRole('heading', { level: 2, name: ui.sessionTitle('heartbeat:watcher') }).waitFor();
+      await page.locator('.transcript-panel', { hasText: 'nightly build' }).waitFor();
+
+      await open(page, lang);
+      await page.getByRole('link', { name: ui.settingsLink }).click();
+      await page.getByRole('heading', { level: 1, name: ui.settingsTitle }).waitFor();
+      await page.locator('details#config-agents[open]').waitFor();
+    });
+  }
+
   it('shows a paired chat-only session its own jobs only', async () => {
     const marker = randomBytes(4).toString('hex');
     const ownersJob = `the owner's job ${marker}`;
@@ -196,6 +264,8 @@ describeWithHostTools(['chromium'], 'control UI jobs page in a real browser', (t
     await open(phone, 'en');
     await phone.locator('.jobs-table th', { hasText: mine }).waitFor();
     expect(await phone.locator('.jobs-table tbody tr').count()).toBe(1);
+    // Heartbeats are every agent's settings and spend: not for a chat-only token.
+    expect(await phone.locator('.heartbeats-table').count()).toBe(0);
     await context.close();
   }, 60_000);
 

@@ -40,7 +40,8 @@ type ErrorBody = { error: { code: string; message: string } };
  * The control UI's Settings and health page in Debian's Chromium against a real gateway: the
  * configuration in force with secrets hidden, a hot section edited with the diff shown before it is
  * saved, the change in force on the next turn (a masked API key kept as it was), restart-only sections
- * refused, the doctor's checks and the models' breakers, in English and 简体中文.
+ * refused, the doctor's checks and the models' breakers, the link to Grafana when one is configured, in
+ * English and 简体中文.
  */
 describeWithHostTools(['chromium'], 'control UI settings page in a real browser', (tools) => {
   let h: Harness;
@@ -195,6 +196,31 @@ describeWithHostTools(['chromium'], 'control UI settings page in a real browser'
     const fake = page.locator('table tbody tr', { has: page.locator('th', { hasText: /^fake$/ }) });
     expect(await fake.textContent()).toContain('closed');
   });
+
+  it('links to Grafana only when observability.grafana_url is set, in a new tab that cannot reach back', async () => {
+    await page.goto(`${h.gateway.url}/settings`);
+    // The link comes with the sections (both from GET /v1/config): once they are shown, no link is.
+    await page.locator('#config-observability').waitFor();
+    expect(await page.getByRole('link', { name: 'Open Grafana' }).count()).toBe(0);
+
+    const grafana = 'https://grafana.example.com/d/nestclaw?orgId=1';
+    const withGrafana = await startHarness({ config: { observability: { grafana_url: grafana } } });
+    const context = await browser.newContext({ locale: 'en-US' });
+    try {
+      const p = await context.newPage();
+      await signInThroughForm(p, withGrafana.gateway.url, TEST_TOKEN);
+      await p.locator('.settings select').first().selectOption('zh-CN');
+      await p.locator('header nav').getByRole('link', { name: UI['zh-CN'].nav }).click();
+      const link = p.getByRole('link', { name: '打开 Grafana' });
+      await link.waitFor();
+      expect(await link.getAttribute('href')).toBe(grafana);
+      expect(await link.getAttribute('target')).toBe('_blank');
+      expect(await link.getAttribute('rel')).toBe('noopener noreferrer');
+    } finally {
+      await context.close();
+      await withGrafana.stop();
+    }
+  }, 60_000);
 
   it('has no serious or critical axe-core violations with an edit previewed, in both themes and languages', async () => {
     const found = await a11yViolationsInThemesAndLanguages(browser, page, h.gateway.url, '/settings', async (p, lang) => {

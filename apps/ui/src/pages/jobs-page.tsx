@@ -5,6 +5,7 @@ import { DataTable } from '../components/data-table';
 import { ErrorAlert, Listing, StatusLine } from '../components/page-notices';
 import { t } from '../i18n/i18n';
 import type { MessageKey } from '../i18n/en';
+import { HeartbeatList } from '../jobs/heartbeat-list';
 import { JobForm } from '../jobs/job-form';
 import { describeSchedule, Schedule, when } from '../jobs/job-schedule';
 
@@ -35,13 +36,16 @@ const path = (id: string, action = '') => `/v1/cron/${encodeURIComponent(id)}${a
 /**
  * Scheduled jobs (the session's own; the owner's are all of them): schedule, state, next and last run;
  * run now, pause or resume, remove after a confirmation; a job's recent runs; and a form to add one.
+ * For `admin`, below: each agent's heartbeat.
  */
-export function JobsPage() {
+export function JobsPage({ isAdmin }: { isAdmin: boolean }) {
   const [jobs, setJobs] = useState<Job[] | undefined>(undefined);
   const [runs, setRuns] = useState<{ job: Job; runs: Run[] } | null>(null);
   const [removing, setRemoving] = useState<string | null>(null);
   const [status, setStatus] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  /** Bumped by Refresh: the heartbeats load again with the jobs. */
+  const [reloads, setReloads] = useState(0);
   const fail = (e: unknown) => setError(t('error.generic', { message: messageOf(e) }));
 
   const load = async () => {
@@ -71,7 +75,13 @@ export function JobsPage() {
     <section class="page" aria-labelledby="jobs-title">
       <header class="page-header">
         <h1 id="jobs-title">{t('jobs.title')}</h1>
-        <button type="button" onClick={() => void load().catch(fail)}>
+        <button
+          type="button"
+          onClick={() => {
+            void load().catch(fail);
+            setReloads((n) => n + 1);
+          }}
+        >
           {t('jobs.refresh')}
         </button>
       </header>
@@ -199,6 +209,7 @@ export function JobsPage() {
       )}
 
       <JobForm onAdded={(job) => act(async () => job, t('jobs.added', { job: summary(job.message) }))} onError={fail} />
+      {isAdmin && <HeartbeatList reload={reloads} onError={fail} />}
     </section>
   );
 }

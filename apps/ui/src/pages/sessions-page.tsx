@@ -84,6 +84,11 @@ export function SessionsPage({ live }: { live: boolean }) {
       now && now.id === open.id ? { ...now, items: [...fromStored(page.messages), ...now.items], earlierBefore: page.earlierBefore } : now,
     );
   };
+  // A link from another page (the Jobs page's heartbeat transcript) names the session to open: /sessions?open=<id>.
+  useEffect(() => {
+    const id = new URLSearchParams(location.search).get('open');
+    if (id) void openTranscript(id).catch(fail);
+  }, []);
   // The list follows the search as it is typed (a pause, not every key) and the filters at once.
   useEffect(() => {
     const timer = setTimeout(() => void loadPage().then(() => setError(null), fail), SEARCH_DELAY_MS);

@@ -76,7 +76,8 @@ function SectionCard({ section, version, onSaved }: { section: ConfigSection; ve
 
 /**
  * Settings and health: the configuration in force (secrets redacted) with the hot sections editable
- * (a diff before anything is saved), the doctor's checks with their fixes, and each model's breaker.
+ * (a diff before anything is saved), the doctor's checks with their fixes, and each model's breaker;
+ * a link to Grafana when `observability.grafana_url` is set (read from the config in force).
  */
 export function SettingsPage() {
   const [config, setConfig] = useState<ConfigView | undefined>(undefined);
@@ -94,6 +95,16 @@ export function SettingsPage() {
     void loadConfig();
     loadHealth();
   }, []);
+  // A link to one section (`/settings#config-agents`, from the Jobs page's heartbeats) opens it once it is there.
+  const linked = config !== undefined && location.hash.startsWith('#config-') ? location.hash.slice(1) : undefined;
+  useEffect(() => {
+    const section = linked ? document.getElementById(linked) : null;
+    if (!(section instanceof HTMLDetailsElement)) return;
+    section.open = true;
+    section.scrollIntoView({ block: 'start' });
+  }, [linked]);
+  const grafana = (config?.sections.find((s) => s.name === 'observability')?.effective as { grafana_url?: string } | undefined)
+    ?.grafana_url;
 
   return (
     <section class="page" aria-labelledby="settings-title">
@@ -110,6 +121,14 @@ export function SettingsPage() {
         </button>
       </header>
       <ErrorAlert error={error} />
+      {grafana && (
+        <p>
+          <a class="external-link" href={grafana} target="_blank" rel="noopener noreferrer">
+            {t('config.grafana')}
+          </a>{' '}
+          <span class="hint">{t('config.grafanaHint')}</span>
+        </p>
+      )}
 
       <h2>{t('config.sections')}</h2>
       {config && <p class="hint">{t('config.intro', { path: config.path })}</p>}

@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
 /**
  * Whether HEARTBEAT.md asks for anything: headings, comments, blank lines, empty bullets and
  * ticked checklist items are not work. Nothing left means no model call at all.
@@ -17,3 +20,12 @@ export const HEARTBEAT_NOTHING = 'HEARTBEAT_OK';
 export const heartbeatPrompt = (tasks: string) =>
   `[heartbeat] Periodic check. Do what these standing instructions from HEARTBEAT.md ask, if anything is due now. ` +
   `Reply ${HEARTBEAT_NOTHING} and nothing else when there is nothing new to report.\n\n${tasks}`;
+
+/** What the agent's HEARTBEAT.md asks for (undefined: nothing, or no file). */
+export function heartbeatTasksIn(agentDir: string): string | undefined {
+  try {
+    return actionableHeartbeat(readFileSync(join(agentDir, 'HEARTBEAT.md'), 'utf8'));
+  } catch {
+    return undefined; // no file: nothing to do
+  }
+}

@@ -1,12 +1,11 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { AgentConfig, ConfigService } from '@nestclaw/config';
 import { recordHeartbeatCapReached } from '@nestclaw/observability';
 import { WorkspaceLocator } from '@nestclaw/tool';
 import { AgentService } from '../agent.service';
-import { actionableHeartbeat, HEARTBEAT_NOTHING, heartbeatPrompt } from './heartbeat-file';
+import { HEARTBEAT_NOTHING, heartbeatPrompt, heartbeatTasksIn } from './heartbeat-file';
+import { heartbeatDayStart, heartbeatSlot, inQuietHours } from './heartbeat-schedule';
 import { HeartbeatRepository } from './heartbeat.repository';
 import { JobOutputDispatcher } from './job-output.dispatcher';
 import { SchedulerClock } from './scheduler.clock';
@@ -29,7 +28,8 @@ export interface HeartbeatStats {
  * HEARTBEAT.md; when it asks for something, run a turn with the minimal prompt in the agent's
  * heartbeat session, within a daily token cap, and send a reply with news to the owner's default
  * chat (`heartbeat.deliver_to`). Each interval slot and the day's spend live in Postgres
- * (HeartbeatRepository), so restarts and several gateways neither beat twice nor forget the cap.
+ * (HeartbeatRepository), so restarts and several gateways neither beat twice nor forget the cap. When a
+ * slot beats is heartbeat-schedule.ts, which GET /v1/heartbeats reads too.
  */
 @Injectable()
 export class HeartbeatService implements OnApplicationShutdown {
@@ -65,24 +65,18 @@ export class HeartbeatService implements OnApplicationShutdown {
     for (const [agentId, agent] of Object.entries(this.config.get().agents)) {
       const hb = agent.heartbeat;
       if (!hb.enabled) continue;
-      const slot = Math.floor(now.getTime() / hb.interval) * hb.interval;
-      if (this.lastSlot.get(agentId) === slot) continue;
-      if (inQuietHours(now, agent)) continue;
-      this.lastSlot.set(agentId, slot);
-      await this.beat(agentId, agent, now, new Date(slot)).catch((e: unknown) =>
+      const slot = heartbeatSlot(now, hb.interval);
+      if (this.lastSlot.get(agentId) === slot.getTime()) continue;
+      if (inQuietHours(now, hb, agent.timezone)) continue;
+      this.lastSlot.set(agentId, slot.getTime());
+      await this.beat(agentId, agent, now, slot).catch((e: unknown) =>
         this.logger.warn(`heartbeat of agent ${agentId} failed: ${(e as Error).message}`),
       );
     }
   }
 
   private async beat(agentId: string, agent: AgentConfig, now: Date, slot: Date): Promise<void> {
-    let text = '';
-    try {
-      text = readFileSync(join(this.workspaces.agentDir(agentId), 'HEARTBEAT.md'), 'utf8');
-    } catch {
-      // no file: nothing to do
-    }
-    const tasks = actionableHeartbeat(text);
+    const tasks = heartbeatTasksIn(this.workspaces.agentDir(agentId));
     if (!tasks) {
       this.stats.idle++;
       return;
@@ -91,7 +85,7 @@ export class HeartbeatService implements OnApplicationShutdown {
     const target = to ? { channel: to.channel, chatId: to.chat_id } : undefined;
     const jobId = await this.rows.ensureJob(agentId, target);
     const day = now.toISOString().slice(0, 10);
-    const spent = await this.rows.tokensSince(jobId, new Date(`${day}T00:00:00Z`));
+    const spent = await this.rows.tokensSince(jobId, heartbeatDayStart(now));
     if (spent >= agent.heartbeat.daily_token_cap) return this.capped(agentId, agent, day);
     const runId = await this.rows.claimSlot(jobId, slot, now);
     if (!runId) return; // this slot already beat (before a restart, or in another gateway)
@@ -129,16 +123,4 @@ export class HeartbeatService implements OnApplicationShutdown {
       `agent ${agentId}: heartbeat daily token cap (${agent.heartbeat.daily_token_cap}) reached; paused until tomorrow (UTC)`,
     );
   }
-}
-
-function inQuietHours(now: Date, agent: AgentConfig): boolean {
-  const q = agent.heartbeat.quiet_hours;
-  if (!q) return false;
-  let hhmm: string;
-  try {
-    hhmm = now.toLocaleTimeString('en-GB', { timeZone: agent.timezone, hour: '2-digit', minute: '2-digit', hour12: false });
-  } catch {
-    hhmm = now.toISOString().slice(11, 16);
-  }
-  return q.start <= q.end ? hhmm >= q.start && hhmm < q.end : hhmm >= q.start || hhmm < q.end;
 }

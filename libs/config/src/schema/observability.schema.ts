@@ -2,6 +2,15 @@ import { z } from 'zod';
 
 export const observabilitySchema = z
   .strictObject({
+    /**
+     * Where this deployment's Grafana is (e.g. `http://127.0.0.1:3001` with docker compose): the Settings
+     * page links to it. A link for people, so no credentials in it.
+     */
+    grafana_url: z
+      .url({ protocol: /^https?$/, message: 'an http(s) URL' })
+      // (the URL check above fails alone on a non-URL: this one then has nothing to say)
+      .refine((u) => !URL.canParse(u) || new URL(u).username + new URL(u).password === '', 'a URL without a user or password in it')
+      .optional(),
     metrics: z
       .strictObject({
         /** Serve /metrics on the gateway port (token with the `metrics` scope, or the owner token). */
