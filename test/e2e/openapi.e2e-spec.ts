@@ -1,8 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Harness, startHarness } from '../support/gateway-harness';
 import { openApiStructureProblems } from '../support/openapi-structure';
 import { concrete, nestRoutes } from '../support/route-table';
+import { UI_API_TYPES_FILE, UI_API_TYPES_UPDATE, uiApiTypes } from '../support/ui-api-types';
 
 type Json = Record<string, unknown>;
 type ErrorBody = { error: { code: string; message: string } };
@@ -70,6 +71,14 @@ describe('GET /v1/openapi.json', () => {
     const res = await fetch(`${h.gateway.url}/v1/openapi.json`);
     expect(res.status).toBe(401);
     expect(((await res.json()) as ErrorBody).error.code).toBe('unauthorized');
+  });
+
+  it("is what the control UI's API types were generated from (apps/ui/src/api-schema.gen.ts is current)", () => {
+    const file = join(__dirname, '..', '..', UI_API_TYPES_FILE);
+    const generated = uiApiTypes(doc);
+    if (process.env.NESTCLAW_UPDATE_GENERATED === '1') writeFileSync(file, generated);
+    const committed = readFileSync(file, 'utf8');
+    if (committed !== generated) throw new Error(`${UI_API_TYPES_FILE} is stale: run ${UI_API_TYPES_UPDATE}`);
   });
 
   it('is titled and versioned from package.json', () => {

@@ -1,3 +1,5 @@
+import type { ApiCall, ApiInit } from './api-routes';
+
 /** The gateway's error body, `{"error":{"code","message"}}`, as a thrown value. */
 export class ApiError extends Error {
   constructor(
@@ -17,17 +19,12 @@ export function whenUnauthorized(handler: () => void): void {
 
 /**
  * JSON over same-origin fetch: the HttpOnly session cookie goes along by itself, so no token is ever
- * in this page's memory, storage or URLs.
+ * in this page's memory, storage or URLs. Typed from the gateway's OpenAPI document (api-routes.ts):
+ * only a documented path, with the method and body its route accepts, type-checks.
  */
-export async function api<T>(
-  path: string,
-  init: {
-    method?: string;
-    json?: unknown;
-    /** A 401 that means a wrong code typed here (the security confirmation), not a session that ended. */
-    wrongCodeOn401?: boolean;
-  } = {},
-): Promise<T> {
+export const api = callApi as ApiCall;
+
+async function callApi<T>(path: string, init: ApiInit = {}): Promise<T> {
   const res = await fetch(path, {
     method: init.method ?? (init.json === undefined ? 'GET' : 'POST'),
     credentials: 'same-origin',

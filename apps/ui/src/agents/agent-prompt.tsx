@@ -13,7 +13,7 @@ interface PromptReport {
   helloTokens: number;
 }
 
-const agentPath = (agentId: string, rest: string) => `/v1/agents/${encodeURIComponent(agentId)}${rest}`;
+const agentPath = <Rest extends string>(agentId: string, rest: Rest) => `/v1/agents/${encodeURIComponent(agentId)}${rest}` as const;
 
 /** One workspace file's editor: its text, Save (the whole file, the next turn uses it) and Cancel. */
 function FileEditor({

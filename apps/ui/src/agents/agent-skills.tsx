@@ -23,7 +23,8 @@ interface SkillView {
 
 const sourceLabel = (source: string) =>
   t(`agents.source.${source === 'builtin' ? 'builtin' : source === 'global' ? 'global' : 'workspace'}`);
-const skillPath = (agentId: string, name: string) => `/v1/agents/${encodeURIComponent(agentId)}/skills/${encodeURIComponent(name)}`;
+const skillPath = (agentId: string, name: string) =>
+  `/v1/agents/${encodeURIComponent(agentId)}/skills/${encodeURIComponent(name)}` as const;
 /** A new skill's starting text: the folder gives the name, the description is what the prompt lists. */
 const NEW_SKILL = '---\ndescription: \n---\n\n';
 
@@ -61,7 +62,7 @@ function SkillEditor({
   const save = () =>
     void api<SkillView>(skillPath(agentId, target), {
       method: 'PUT',
-      json: { content: text, ...(skill ? { version: skill.version } : {}) },
+      json: { content: text ?? '', ...(skill ? { version: skill.version } : {}) },
     }).then(() => onSaved(target), fail);
   return (
     <div class="config-editor skill-editor">

@@ -28,7 +28,7 @@ export function SecurityChange({ onApplied }: { onApplied?: () => void } = {}) {
   useEffect(() => void api<{ pending: Pending | null }>('/v1/config/security').then(show, fail), []);
 
   const check = () =>
-    void api<{ pending: Pending | null }>('/v1/config/security/check', { json: {} }).then((r) => {
+    void api<{ pending: Pending | null }>('/v1/config/security/check', { method: 'POST' }).then((r) => {
       show(r);
       setStatus(r.pending ? null : t('channels.security.unchanged'));
     }, fail);

@@ -31,7 +31,7 @@ const SUMMARY_CHARS = 60;
 const summary = (text: string) => (text.length > SUMMARY_CHARS ? `${text.slice(0, SUMMARY_CHARS)}…` : text);
 const stateText = (s: Job['state']) => t(`jobs.state.${s}` as MessageKey);
 const runText = (s: RunStatus) => t(`jobs.run.${s}` as MessageKey);
-const path = (id: string, action = '') => `/v1/cron/${encodeURIComponent(id)}${action}`;
+const path = <Action extends string = ''>(id: string, action = '' as Action) => `/v1/cron/${encodeURIComponent(id)}${action}` as const;
 
 /**
  * Scheduled jobs (the session's own; the owner's are all of them): schedule, state, next and last run;

@@ -36,14 +36,14 @@ const PREVIEW_CHARS = 300;
 const when = (iso: string) => new Date(iso).toLocaleString(language());
 const preview = (text: string) => (text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS)}…` : text);
 
-function listPath(s: Search, before: string | undefined): string {
+function listPath(s: Search, before: string | undefined): `/v1/memory?${string}` {
   const params = new URLSearchParams({ limit: String(RESULTS), agentId: s.agentId || 'default' });
   if (s.person) params.set('scope', s.person);
   if (before) params.set('before', before);
   return `/v1/memory?${params.toString()}`;
 }
 
-function searchPath(s: Search): string {
+function searchPath(s: Search): `/v1/memory/search?${string}` {
   const params = new URLSearchParams({ q: s.q, k: String(RESULTS), agentId: s.agentId || 'default' });
   if (s.mode) params.set('mode', s.mode);
   if (s.person) params.set('scope', s.person);

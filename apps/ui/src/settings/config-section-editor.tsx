@@ -46,11 +46,11 @@ export function ConfigSectionEditor({
   const [preview, setPreview] = useState<Edit | null>(null);
   const [status, setStatus] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const path = `/v1/config/sections/${encodeURIComponent(section.name)}`;
+  const path = `/v1/config/sections/${encodeURIComponent(section.name)}` as const;
   const fail = (e: unknown) => setError(t('error.generic', { message: messageOf(e) }));
 
   const previewEdit = () =>
-    void api<Edit>(`${path}/preview`, { json: { yaml: text, version } }).then((edit) => {
+    void api<Edit>(`${path}/preview` as const, { json: { yaml: text, version } }).then((edit) => {
       setPreview(edit);
       setError(null);
       setStatus(edit.changes.length ? null : t('config.noChanges'));
