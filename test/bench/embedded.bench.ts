@@ -255,7 +255,8 @@ async function main(): Promise<void> {
         `  second start                         ${m.second} ms${ratio(m.second, vs?.second)}`,
         `  total memory idle (distinct pages)   ${mb(m.idle)}${ratio(m.idle, vs?.idle)}`,
         `  total memory after ${TURNS} turns        ${mb(m.total)}${ratio(m.total, vs?.total)}${engine === 'server' ? '' : `   target ≤ ${TARGETS.totalRssMb} MB${verdict(m.total === undefined ? undefined : m.total <= TARGETS.totalRssMb)}`}`,
-        `    of which the gateway process (RSS) ${mb(m.gateway)}, the embedded database ${mb(m.database)} distinct (${mb(m.databaseRss)} summed RSS)`,
+        // `nestclaw start` re-runs itself with the runtime settings (bin/runtime-settings.js): the root is that launcher.
+        `    of which the launcher (RSS) ${mb(m.gateway)}, the gateway and its embedded database under it ${mb(m.database)} distinct (${mb(m.databaseRss)} summed RSS)`,
         `  summed RSS after ${TURNS} turns          ${mb(m.rss)}${ratio(m.rss, vs?.rss)}   (shared pages counted once per process: an upper bound)`,
         `  one sequential chat turn             ${m.turnMs.toFixed(2)} ms${ratio(m.turnMs, vs?.turnMs)}`,
         `  summed PSS after ${TURNS} turns          ${mb(m.pss)}   (shared pages split with processes outside the tree too)`,
