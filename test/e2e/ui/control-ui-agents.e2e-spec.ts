@@ -9,6 +9,8 @@ import { describeWithHostTools } from '../../support/host-tools';
 const UI = {
   en: {
     nav: 'Agents',
+    usage: 'Usage and cost',
+    budgets: 'Budgets against spend',
     memory: 'Long-term memory',
     on: 'On',
     heartbeat: 'Heartbeat',
@@ -22,6 +24,8 @@ const UI = {
   },
   'zh-CN': {
     nav: '智能体',
+    usage: '用量与费用',
+    budgets: '预算与花费',
     memory: '长期记忆',
     on: '开启',
     heartbeat: '心跳',
@@ -129,6 +133,17 @@ describeWithHostTools(['chromium'], 'control UI agents page in a real browser', 
       expect(await fact('default', ui.today).locator('meter').getAttribute('value')).toBe(String(Math.min(day, 50)));
       expect(await card('default').textContent()).toContain(ui.enforced);
       expect(await fact('writer', ui.today).textContent()).toBe(ui.noBudget(usd(writer.spend.dayUsd)));
+
+      // The Usage page shows the same budgets against spend.
+      await page.locator('header nav').getByRole('link', { name: ui.usage }).click();
+      await page.getByRole('heading', { level: 2, name: ui.budgets }).waitFor();
+      const budget = (id: string, label: string) =>
+        page
+          .locator('.usage-budget', { has: page.getByRole('heading', { level: 3, name: id, exact: true }) })
+          .locator('dt', { hasText: label })
+          .locator('xpath=following-sibling::dd[1]');
+      expect(await budget('default', ui.month).textContent()).toBe(ui.of(usd(day), '$500', Math.round((day / 500) * 100)));
+      expect(await budget('writer', ui.today).textContent()).toBe(ui.noBudget(usd(writer.spend.dayUsd)));
     });
   }
 

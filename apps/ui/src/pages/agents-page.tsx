@@ -3,6 +3,7 @@ import { api, messageOf } from '../api';
 import { AgentPrompt } from '../agents/agent-prompt';
 import { AgentSkills, SkillRow } from '../agents/agent-skills';
 import { ErrorAlert, Listing } from '../components/page-notices';
+import { AgentBudget, SpendMeter } from '../components/spend-meter';
 import { t } from '../i18n/i18n';
 
 /** GET /v1/agents (apps/gateway/src/agents/agents-overview.service.ts). */
@@ -14,41 +15,11 @@ interface Agent {
   skills: SkillRow[];
   memory: boolean;
   heartbeat: { enabled: boolean; intervalMs: number };
-  budget: { dailyUsd: number | null; monthlyUsd: number | null; warnAt: number; enforce: boolean } | null;
+  budget: AgentBudget | null;
   spend: { dayUsd: number; monthUsd: number };
 }
 
-const usd = (n: number) => `$${n.toFixed(4)}`;
 const minutes = (ms: number) => Math.round(ms / 60_000);
-
-/** Spend against one period's budget: a meter that turns to a warning at `warn_at` and full at the budget. */
-function SpendMeter({ label, spent, budget, warnAt }: { label: string; spent: number; budget: number | null; warnAt: number }) {
-  if (budget === null)
-    return (
-      <>
-        <dt>{label}</dt>
-        <dd>{t('agents.spentNoBudget', { spent: usd(spent) })}</dd>
-      </>
-    );
-  const share = Math.round((spent / budget) * 100);
-  return (
-    <>
-      <dt>{label}</dt>
-      <dd class="agent-spend">
-        <meter
-          min={0}
-          max={budget}
-          low={budget * warnAt}
-          high={budget * warnAt}
-          optimum={0}
-          value={Math.min(spent, budget)}
-          aria-label={label}
-        />
-        <span>{t('agents.spentOf', { spent: usd(spent), budget: `$${budget}`, share })}</span>
-      </dd>
-    </>
-  );
-}
 
 /** The configured agents: model, tools, skills (workspace ones editable), memory, heartbeat, and spend against budget. */
 export function AgentsPage() {

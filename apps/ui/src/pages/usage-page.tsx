@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, messageOf } from '../api';
 import { ErrorAlert } from '../components/page-notices';
 import { t } from '../i18n/i18n';
+import { BudgetsPanel } from '../usage/budgets-panel';
 import { formatMetric, UsageChart } from '../usage/usage-chart';
 import { usageCsv } from '../usage/usage-csv';
 import { PAGE_GROUPS, PageGroup, UsageGroup, UsageMetric, UsageReport } from '../usage/usage-report';
@@ -168,7 +169,7 @@ export function UsagePage() {
           )}
         </>
       )}
-      <p class="hint">{t('usage.budgets')}</p>
+      <BudgetsPanel />
     </section>
   );
 }
