@@ -73,4 +73,26 @@ describe('heartbeat', () => {
     expect(heartbeatCalls()).toHaveLength(before);
     expect(hb().stats.capped).toBe(1);
   });
+
+  it('runs a task added to HEARTBEAT.md during a slot that found nothing to do, in that slot (as GET /v1/heartbeats says)', async () => {
+    writeFileSync(file('busy'), '# Heartbeat\n');
+    writeFileSync(file('idle'), '# Heartbeat\n');
+    now = new Date('2027-02-05T12:00:00Z');
+    await hb().tick();
+    const before = heartbeatCalls().length;
+    const idle = hb().stats.idle;
+    now = new Date('2027-02-05T12:05:00Z');
+    await hb().tick(); // still nothing asked: looked at again, not counted again
+    expect(hb().stats.idle).toBe(idle);
+    writeFileSync(file('idle'), '# Heartbeat\n- [ ] 提醒我十二点半开会\n');
+    const status = (await (await h.api('/v1/heartbeats')).json()) as { heartbeats: { agentId: string; nextDueAt: string | null }[] };
+    expect(status.heartbeats.find((b) => b.agentId === 'idle')?.nextDueAt).toBe(now.toISOString());
+    now = new Date('2027-02-05T12:06:00Z');
+    await hb().tick();
+    expect(heartbeatCalls()).toHaveLength(before + 1);
+    expect(heartbeatCalls().at(-1)!.body.messages.at(-1)!.content).toContain('提醒我十二点半开会');
+    now = new Date('2027-02-05T12:07:00Z');
+    await hb().tick(); // once per slot
+    expect(heartbeatCalls()).toHaveLength(before + 1);
+  });
 });

@@ -36,6 +36,8 @@ export class HeartbeatService implements OnApplicationShutdown {
   private readonly logger = new Logger('Heartbeat');
   /** The slot each agent last handled here: saves the database a look every minute within a slot. */
   private readonly lastSlot = new Map<string, number>();
+  /** The slot each agent's HEARTBEAT.md last asked nothing in: checked again until it asks or the slot ends. */
+  private readonly idleSlot = new Map<string, number>();
   private readonly warnedDay = new Map<string, string>();
   private running: Promise<void> | undefined;
   readonly stats: HeartbeatStats = { runs: 0, idle: 0, capped: 0, silent: 0 };
@@ -66,9 +68,14 @@ export class HeartbeatService implements OnApplicationShutdown {
       const hb = agent.heartbeat;
       if (!hb.enabled) continue;
       const slot = heartbeatSlot(now, hb.interval);
-      if (this.lastSlot.get(agentId) === slot.getTime()) continue;
+      const idleAgain = this.idleSlot.get(agentId) === slot.getTime();
+      if (this.lastSlot.get(agentId) === slot.getTime() && !idleAgain) continue;
       if (inQuietHours(now, hb, agent.timezone)) continue;
+      // A slot found idle is looked at again each minute (a file read, no SQL): tasks added to
+      // HEARTBEAT.md during it run in it, as GET /v1/heartbeats says ("now").
+      if (idleAgain && !heartbeatTasksIn(this.workspaces.agentDir(agentId))) continue;
       this.lastSlot.set(agentId, slot.getTime());
+      this.idleSlot.delete(agentId);
       await this.beat(agentId, agent, now, slot).catch((e: unknown) =>
         this.logger.warn(`heartbeat of agent ${agentId} failed: ${(e as Error).message}`),
       );
@@ -79,6 +86,7 @@ export class HeartbeatService implements OnApplicationShutdown {
     const tasks = heartbeatTasksIn(this.workspaces.agentDir(agentId));
     if (!tasks) {
       this.stats.idle++;
+      this.idleSlot.set(agentId, slot.getTime());
       return;
     }
     const to = agent.heartbeat.deliver_to;

@@ -62,7 +62,8 @@ export const agentSchema = z.strictObject({
   heartbeat: z
     .strictObject({
       enabled: z.boolean().default(false),
-      interval: duration.default(1_800_000),
+      /** At least a minute, as the scheduler checks each minute (and a zero slot has no time). */
+      interval: duration.pipe(z.number().min(60_000, 'heartbeat.interval must be at least 1m')).default(1_800_000),
       /** No heartbeats between these local times (HH:MM in the agent's timezone), e.g. 23:00–07:00. */
       quiet_hours: z.strictObject({ start: z.string().regex(/^\d{2}:\d{2}$/), end: z.string().regex(/^\d{2}:\d{2}$/) }).optional(),
       /** Tokens (in + out) heartbeats may spend per day; then they stop until the next day. */
