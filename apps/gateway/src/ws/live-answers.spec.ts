@@ -46,3 +46,32 @@ describe('LiveAnswers', () => {
     expect(late).toEqual([]);
   });
 });
+
+describe('LiveAnswers watchers', () => {
+  it('follow a session from before its turn starts streaming, and on into its next turn', () => {
+    const live = new LiveAnswers();
+    const seen: LiveFrame[] = [];
+    live.watch('s-1', (f) => seen.push(f));
+    const first = live.recorder();
+    first.see(started);
+    first.see({ type: 'token', text: '第一' });
+    first.end();
+    const second = live.recorder();
+    second.see({ ...started, turnId: 't-2' });
+    second.see({ type: 'token', text: '第二' });
+    expect(seen).toEqual([
+      { type: 'token', text: '第一' },
+      { type: 'token', text: '第二' },
+    ]);
+  });
+
+  it("never send one session's answer to another session's watcher", () => {
+    const live = new LiveAnswers();
+    const seen: LiveFrame[] = [];
+    live.watch('s-2', (f) => seen.push(f));
+    const answer = live.recorder();
+    answer.see(started);
+    answer.see({ type: 'token', text: 'private' });
+    expect(seen).toEqual([]);
+  });
+});

@@ -13,57 +13,67 @@ const MAX_KEPT_CHARS = 1_000_000;
 interface Running {
   /** The text of the step being streamed now: what a page re-attaching has not read from the database yet. */
   text: string;
-  readonly watchers: Set<(frame: LiveFrame) => void>;
 }
+
+type Watcher = (frame: LiveFrame) => void;
 
 /**
  * The answers being streamed by this replica's WebSocket chats, by session, so a page that reloads
  * in the middle of an answer (and `subscribe`s to its session) is shown what was already streamed
- * and the rest token by token, not only the stored answer once the turn ends. Finished steps are in
- * the database (the page reads them), so only the current step's text is kept. A turn running on
- * another replica has no entry here: its watchers see its session events and read the answer when
- * it is stored (docs/ui.md).
+ * and the rest token by token, not only the stored answer once the turn ends. Only the current
+ * step's text is kept: a finished step is in the database, which the page reads. A tool call in
+ * flight at the reload is not replayed (its card shows when its step is stored); the frames after
+ * it are. Watchers are kept by session, apart from the running answer, so one that subscribes
+ * before the turn starts streaming (compaction can take seconds) or stays for the next turn gets
+ * it too. A turn running on another replica has no entry here: its watchers see its session events
+ * and read the answer when it is stored (docs/ui.md).
  */
 @Injectable()
 export class LiveAnswers {
-  private readonly bySession = new Map<string, Running>();
+  private readonly running = new Map<string, Running>();
+  private readonly watchers = new Map<string, Set<Watcher>>();
 
   /** One chat's recorder: feed it the chat's events; `end` when the chat ends, however it ends. */
   recorder(): { see(event: AgentEvent): void; end(): void } {
     let sessionId: string | undefined;
-    let running: Running | undefined;
+    let answer: Running | undefined;
     return {
       see: (e) => {
         if (e.type === 'started') {
           sessionId = e.sessionId;
-          running = { text: '', watchers: this.bySession.get(sessionId)?.watchers ?? new Set() };
-          this.bySession.set(sessionId, running);
+          answer = { text: '' };
+          this.running.set(sessionId, answer);
           return;
         }
-        if (!running) return;
+        if (!answer || !sessionId) return;
         const frame = liveFrameOf(e);
         if (!frame) return;
         if (frame.type === 'token') {
-          if (running.text.length < MAX_KEPT_CHARS) running.text += frame.text;
-        } else running.text = '';
-        for (const watcher of running.watchers) watcher(frame);
+          if (answer.text.length < MAX_KEPT_CHARS) answer.text += frame.text;
+        } else answer.text = '';
+        for (const watcher of this.watchers.get(sessionId) ?? []) watcher(frame);
       },
       end: () => {
-        if (sessionId && this.bySession.get(sessionId) === running) this.bySession.delete(sessionId);
+        if (sessionId && this.running.get(sessionId) === answer) this.running.delete(sessionId);
       },
     };
   }
 
   /**
-   * Follows the session's running answer, if this replica streams one: `watcher` gets the text so far
-   * as one token frame at once, then every frame as it comes. Returns the unsubscribe.
+   * Follows the session's answers on this replica: `watcher` gets the text streamed so far (if a turn
+   * is streaming) as one token frame at once, then every frame as it comes, this turn's and later
+   * ones'. Returns the unsubscribe.
    */
-  watch(sessionId: string, watcher: (frame: LiveFrame) => void): () => void {
-    const running = this.bySession.get(sessionId);
-    if (!running) return () => undefined;
-    running.watchers.add(watcher);
-    if (running.text) watcher({ type: 'token', text: running.text });
-    return () => running.watchers.delete(watcher);
+  watch(sessionId: string, watcher: Watcher): () => void {
+    let set = this.watchers.get(sessionId);
+    if (!set) this.watchers.set(sessionId, (set = new Set()));
+    set.add(watcher);
+    const text = this.running.get(sessionId)?.text;
+    if (text) watcher({ type: 'token', text });
+    return () => {
+      set.delete(watcher);
+      if (set.size === 0 && this.watchers.get(sessionId) === set) this.watchers.delete(sessionId);
+    };
   }
 }
 
