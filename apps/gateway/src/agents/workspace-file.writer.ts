@@ -20,6 +20,9 @@ export function replaceWorkspaceFile(root: string, relPath: string, content: str
     mkdirSync(root, { recursive: true, mode: 0o770 });
     hostPath = resolveWorkspacePath({ hostPath: realpathSync(root), access: 'rw' }, relPath).hostPath;
     mkdirSync(dirname(hostPath), { recursive: true, mode: 0o770 });
+    // The sandbox shares the workspace: a folder swapped for a link between the check and the write
+    // would take the write outside. Checked again once the folders exist.
+    if (realpathSync(dirname(hostPath)) !== dirname(hostPath)) throw new Error('a folder on the path changed into a link');
     replaceFileWhole(hostPath, content, 0o660);
   } catch (e) {
     const why = (e as NodeJS.ErrnoException).code ?? (e as Error).message;

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { ConnectedSocket, MessageBody, OnGatewayConnection, SubscribeMessage, WebSocketGateway } from '@nestjs/websockets';
 import type { IncomingMessage } from 'node:http';
-import { Observable, of } from 'rxjs';
+import { Observable, of, Subscriber } from 'rxjs';
 import { DatabaseNotifications } from '@nestclaw/db';
 import type { WebSocket } from 'ws';
 import { NestclawError } from '@nestclaw/common';
@@ -93,31 +93,16 @@ export class ChatWsGateway implements OnGatewayConnection {
 
   @SubscribeMessage('subscribe')
   subscribe(@ConnectedSocket() client: WebSocket, @MessageBody() frame: SubscribeFrame): Observable<ServerFrame> {
-    const conn = this.connections.get(client);
-    const refuse = (code: string, message: string) => of<ServerFrame>({ type: 'error', id: frame.id, code, message });
-    if (!conn?.principal.scopes.includes('admin')) return refuse('forbidden', 'Watching a session needs the admin scope');
-    if (conn.watching.has(frame.id) || conn.running.has(frame.id))
-      return refuse('invalid_request', `A subscription or chat with id "${frame.id}" is already open`);
-    if (conn.watching.size >= MAX_SUBSCRIPTIONS_PER_SOCKET)
-      return refuse('rate_limited', `At most ${MAX_SUBSCRIPTIONS_PER_SOCKET} sessions may be watched at once on one socket`);
-    return new Observable<ServerFrame>((out) => {
+    return this.openWatch(client, frame.id, 'Watching a session', (out) => {
       const stopListening = this.notifications.subscribe('session_events', (e) => {
         if (e.sessionId === frame.sessionId) out.next({ ...e, type: 'session_event', id: frame.id });
       });
       out.next({ type: 'subscribed', id: frame.id, sessionId: frame.sessionId });
       // A turn this replica is streaming: what was streamed so far, then the rest as it comes.
       const stopFollowing = this.live.watch(frame.sessionId, (f) => out.next({ ...f, id: frame.id }));
-      const stop = () => {
-        stopListening();
-        stopFollowing();
-        conn.watching.delete(frame.id);
-        out.complete();
-      };
-      conn.watching.set(frame.id, stop);
       return () => {
         stopListening();
         stopFollowing();
-        if (conn.watching.get(frame.id) === stop) conn.watching.delete(frame.id);
       };
     });
   }
@@ -134,25 +119,42 @@ export class ChatWsGateway implements OnGatewayConnection {
    */
   @SubscribeMessage('subscribe_sessions')
   subscribeSessions(@ConnectedSocket() client: WebSocket, @MessageBody() frame: SubscribeSessionsFrame): Observable<ServerFrame> {
+    return this.openWatch(client, frame.id, 'Watching sessions', (out) => {
+      const stopListening = this.notifications.subscribe('session_events', (e) => out.next({ ...e, type: 'session_event', id: frame.id }));
+      out.next({ type: 'subscribed', id: frame.id });
+      return stopListening;
+    });
+  }
+
+  /**
+   * A subscription of this socket (admin), under the client's id: at most MAX_SUBSCRIPTIONS_PER_SOCKET,
+   * ended by `unsubscribe`, by the client going away or by the socket closing. `listen` starts it and
+   * returns what stops it.
+   */
+  private openWatch(
+    client: WebSocket,
+    id: string,
+    what: string,
+    listen: (out: Subscriber<ServerFrame>) => () => void,
+  ): Observable<ServerFrame> {
     const conn = this.connections.get(client);
-    const refuse = (code: string, message: string) => of<ServerFrame>({ type: 'error', id: frame.id, code, message });
-    if (!conn?.principal.scopes.includes('admin')) return refuse('forbidden', 'Watching sessions needs the admin scope');
-    if (conn.watching.has(frame.id) || conn.running.has(frame.id))
-      return refuse('invalid_request', `A subscription or chat with id "${frame.id}" is already open`);
+    const refuse = (code: string, message: string) => of<ServerFrame>({ type: 'error', id, code, message });
+    if (!conn?.principal.scopes.includes('admin')) return refuse('forbidden', `${what} needs the admin scope`);
+    if (conn.watching.has(id) || conn.running.has(id))
+      return refuse('invalid_request', `A subscription or chat with id "${id}" is already open`);
     if (conn.watching.size >= MAX_SUBSCRIPTIONS_PER_SOCKET)
       return refuse('rate_limited', `At most ${MAX_SUBSCRIPTIONS_PER_SOCKET} subscriptions may be open at once on one socket`);
     return new Observable<ServerFrame>((out) => {
-      const stopListening = this.notifications.subscribe('session_events', (e) => out.next({ ...e, type: 'session_event', id: frame.id }));
+      const stopListening = listen(out);
       const stop = () => {
         stopListening();
-        conn.watching.delete(frame.id);
+        conn.watching.delete(id);
         out.complete();
       };
-      conn.watching.set(frame.id, stop);
-      out.next({ type: 'subscribed', id: frame.id });
+      conn.watching.set(id, stop);
       return () => {
         stopListening();
-        if (conn.watching.get(frame.id) === stop) conn.watching.delete(frame.id);
+        if (conn.watching.get(id) === stop) conn.watching.delete(id);
       };
     });
   }
