@@ -13,7 +13,7 @@ declare const PerformanceObserver: new (cb: (list: { getEntries(): { duration: n
 /** Turns of the seeded conversation: a user message and an answer each, every 25th with a tool call. */
 const TURNS = 5_000;
 /** apps/ui/src/chat/transcript-pages.ts */
-const PAGE = 100;
+const PAGE = 50;
 
 interface StoredMessage {
   seq: number;
@@ -142,7 +142,7 @@ describeWithHostTools(['chromium'], 'control UI with a 10,000-message transcript
     // Reported, not asserted: the figure belongs to the machine as much as to the page (the closing note quotes it).
     process.stdout.write(
       `\n[control UI] 10,000-message transcript: opened in ${openedMs} ms (long tasks ${opening.length}, longest ${longest(opening)} ms); ` +
-        `5 earlier pages loaded by scrolling (long tasks ${scrolling.length}, longest ${longest(scrolling)} ms); ${inPage} of ~600 loaded messages in the page\n`,
+        `5 earlier pages loaded by scrolling (long tasks ${scrolling.length}, longest ${longest(scrolling)} ms); ${inPage} of ~${6 * PAGE} loaded messages in the page\n`,
     );
   }, 90_000);
 

@@ -2,7 +2,7 @@ import { api } from '../api';
 import type { StoredMessage } from './transcript';
 
 /** Messages per page: what a long conversation opens with, and each step back in it. */
-export const TRANSCRIPT_PAGE = 100;
+export const TRANSCRIPT_PAGE = 50;
 
 /** One page of a stored transcript, and where the page before it ends (null: this is the start). */
 export interface TranscriptPage {
