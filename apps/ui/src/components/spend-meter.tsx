@@ -42,3 +42,19 @@ export function SpendMeter({ label, spent, budget, warnAt }: { label: string; sp
     </>
   );
 }
+
+/** An agent's spend this UTC day and month against its budget, and what a spent budget does: the `<dt>`/`<dd>` pairs both pages show. */
+export function BudgetFacts({ budget, spend }: { budget: AgentBudget | null; spend: { dayUsd: number; monthUsd: number } }) {
+  return (
+    <>
+      <SpendMeter label={t('agents.today')} spent={spend.dayUsd} budget={budget?.dailyUsd ?? null} warnAt={budget?.warnAt ?? 1} />
+      <SpendMeter label={t('agents.thisMonth')} spent={spend.monthUsd} budget={budget?.monthlyUsd ?? null} warnAt={budget?.warnAt ?? 1} />
+      {budget && (
+        <>
+          <dt>{t('agents.whenSpent')}</dt>
+          <dd>{budget.enforce ? t('agents.enforced') : t('agents.warnOnly')}</dd>
+        </>
+      )}
+    </>
+  );
+}

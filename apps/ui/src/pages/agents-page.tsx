@@ -3,7 +3,7 @@ import { api, messageOf } from '../api';
 import { AgentPrompt } from '../agents/agent-prompt';
 import { AgentSkills, SkillRow } from '../agents/agent-skills';
 import { ErrorAlert, Listing } from '../components/page-notices';
-import { AgentBudget, SpendMeter } from '../components/spend-meter';
+import { AgentBudget, BudgetFacts } from '../components/spend-meter';
 import { t } from '../i18n/i18n';
 
 /** GET /v1/agents (apps/gateway/src/agents/agents-overview.service.ts). */
@@ -60,24 +60,7 @@ export function AgentsPage() {
                 <dd>{a.memory ? t('agents.on') : t('agents.off')}</dd>
                 <dt>{t('agents.heartbeat')}</dt>
                 <dd>{a.heartbeat.enabled ? t('agents.heartbeatEvery', { n: minutes(a.heartbeat.intervalMs) }) : t('agents.off')}</dd>
-                <SpendMeter
-                  label={t('agents.today')}
-                  spent={a.spend.dayUsd}
-                  budget={a.budget?.dailyUsd ?? null}
-                  warnAt={a.budget?.warnAt ?? 1}
-                />
-                <SpendMeter
-                  label={t('agents.thisMonth')}
-                  spent={a.spend.monthUsd}
-                  budget={a.budget?.monthlyUsd ?? null}
-                  warnAt={a.budget?.warnAt ?? 1}
-                />
-                {a.budget && (
-                  <>
-                    <dt>{t('agents.whenSpent')}</dt>
-                    <dd>{a.budget.enforce ? t('agents.enforced') : t('agents.warnOnly')}</dd>
-                  </>
-                )}
+                <BudgetFacts budget={a.budget} spend={a.spend} />
               </dl>
               <AgentSkills agentId={a.id} skills={a.skills} onChanged={() => void load()} />
               <AgentPrompt agentId={a.id} />

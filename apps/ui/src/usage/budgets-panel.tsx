@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, messageOf } from '../api';
 import { ErrorAlert } from '../components/page-notices';
-import { AgentBudget, SpendMeter } from '../components/spend-meter';
+import { AgentBudget, BudgetFacts } from '../components/spend-meter';
 import { t } from '../i18n/i18n';
 
 /** The part of GET /v1/agents this panel shows. */
@@ -34,24 +34,7 @@ export function BudgetsPanel() {
         <div key={a.id} class="usage-budget">
           <h3 class="mono">{a.id}</h3>
           <dl class="facts">
-            <SpendMeter
-              label={t('agents.today')}
-              spent={a.spend.dayUsd}
-              budget={a.budget?.dailyUsd ?? null}
-              warnAt={a.budget?.warnAt ?? 1}
-            />
-            <SpendMeter
-              label={t('agents.thisMonth')}
-              spent={a.spend.monthUsd}
-              budget={a.budget?.monthlyUsd ?? null}
-              warnAt={a.budget?.warnAt ?? 1}
-            />
-            {a.budget && (
-              <>
-                <dt>{t('agents.whenSpent')}</dt>
-                <dd>{a.budget.enforce ? t('agents.enforced') : t('agents.warnOnly')}</dd>
-              </>
-            )}
+            <BudgetFacts budget={a.budget} spend={a.spend} />
           </dl>
         </div>
       ))}
