@@ -83,12 +83,15 @@ export class ExchangeRunner {
       }
       const quietMs = Date.now() - changedAt;
       const working = hasSpinner(lines);
-      // A prompt is read once it has stood still for one poll, so a half-drawn menu is never answered.
+      // A prompt is read once it has stood still for one poll, so a half-drawn menu is never answered;
+      // and the answer is not taken before the screen had that look for a prompt: on a loaded host one
+      // poll can come later than `done_after`, and the question itself would be returned as the answer.
+      const settled = stable;
+      stable = true;
       const echoed = lastEcho(lines, firstLine);
-      const shown = !working && stable ? findPrompt(lines, echoed >= 0 ? echoed + 1 : before.length) : undefined;
+      const shown = !working && settled ? findPrompt(lines, echoed >= 0 ? echoed + 1 : before.length) : undefined;
       const prompt = shown && shown.text !== answered ? shown : undefined;
       if (!shown) answered = undefined;
-      stable = true;
       if (prompt) {
         const outcome = await this.prompts.ask(prompt, scope, scope.onApproval);
         await this.tmux.keys(session, keysFor(prompt, outcome)).catch(() => undefined);
@@ -96,7 +99,7 @@ export class ExchangeRunner {
         changedAt = Date.now();
         continue;
       }
-      if (!working && quietMs >= cfg.done_after) {
+      if (!working && settled && quietMs >= cfg.done_after) {
         const answer = answerSince(before, lines, text);
         // Only the echo on the screen: the CLI is still on it (or stuck: the watchdog says so).
         if (answer) return { kind: 'answer', text: answer };
