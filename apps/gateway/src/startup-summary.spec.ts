@@ -34,4 +34,10 @@ describe('startupSummaryLines', () => {
     );
     expect(lines.join('\n')).not.toContain('sk-test');
   });
+
+  it('names the channels plugins added after the built-in ones', () => {
+    const env = { NESTCLAW_CHANNELS__SLACK__ENABLED: 'true' };
+    const lines = startupSummaryLines({ ...facts(env, { url: 'x', embeddedDir: '/h/postgres' }), pluginChannels: ['relay'] });
+    expect(lines).toContain('channels: slack, relay (plugin)');
+  });
 });

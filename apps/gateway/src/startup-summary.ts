@@ -1,4 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
+import { ChannelRegistry } from '@nestclaw/channel';
 import { ConfigService, NestclawConfig } from '@nestclaw/config';
 import { DatabaseService } from '@nestclaw/db';
 import { ExecutorSelector, SandboxStatus } from '@nestclaw/tool';
@@ -9,7 +10,11 @@ export interface StartupFacts {
   config: NestclawConfig;
   database: { embeddedDir?: string; engine?: string; url: string };
   sandbox: SandboxStatus;
+  /** Channels trusted plugins added (the built-in ones are read from config). */
+  pluginChannels?: string[];
 }
+
+const BUILT_IN_CHANNELS: readonly string[] = ['telegram', 'discord', 'feishu', 'slack'];
 
 export const NO_MODEL_HELP =
   'no model configured: set OPENAI_API_KEY (and OPENAI_BASE_URL, NESTCLAW_MODEL for another OpenAI-compatible service) or add models: to config.yaml';
@@ -55,7 +60,8 @@ function sandbox(status: SandboxStatus): string {
 /** The lines printed once the gateway is ready, in the order a newcomer reads them. */
 export function startupSummaryLines(facts: StartupFacts): string[] {
   const { config, database } = facts;
-  const channels = (['telegram', 'discord', 'feishu', 'slack'] as const).filter((c) => config.channels[c].enabled);
+  const builtIn = (['telegram', 'discord', 'feishu', 'slack'] as const).filter((c) => config.channels[c].enabled);
+  const channels = [...builtIn, ...(facts.pluginChannels ?? []).map((c) => `${c} (plugin)`)];
   return [
     `listening on ${facts.url}`,
     `database: ${
@@ -78,5 +84,10 @@ export async function gatherStartupFacts(app: INestApplication, url: string): Pr
     database: { embeddedDir: db.embedded?.dataDir, engine: db.embedded?.engine, url: db.url },
     // Selected while the app started: this returns the cached choice.
     sandbox: await app.get(ExecutorSelector).status(),
+    pluginChannels: app
+      .get(ChannelRegistry)
+      .list()
+      .map((a) => a.id)
+      .filter((id) => !BUILT_IN_CHANNELS.includes(id)),
   };
 }

@@ -1,6 +1,12 @@
-import type { ChannelConfig, NestclawConfig } from '@nestclaw/config';
+import { ChannelConfig, NestclawConfig, pluginChannelConfig } from '@nestclaw/config';
 
-/** One adapter's section of `channels` by its name (the schema types each section under its own key). */
+const BUILT_IN = new Set(['telegram', 'discord', 'feishu', 'slack']);
+
+/**
+ * One adapter's section of `channels` by its name (the schema types each section under its own key);
+ * for a channel a plugin added, the defaults with its access section (`channels.plugins.<id>`).
+ */
 export function channelConfig(config: NestclawConfig, channel: string): ChannelConfig {
-  return (config.channels as unknown as Record<string, ChannelConfig>)[channel];
+  if (BUILT_IN.has(channel)) return (config.channels as unknown as Record<string, ChannelConfig>)[channel];
+  return pluginChannelConfig(Object.hasOwn(config.channels.plugins, channel) ? config.channels.plugins[channel] : undefined);
 }

@@ -45,8 +45,12 @@ export class ChannelRegistry implements OnModuleInit, OnApplicationBootstrap, Be
     return [...this.setupFailures].map(([channel, error]) => ({ channel, error }));
   }
 
-  /** Adds an adapter built elsewhere (tests, future plugins); call before bootstrap. */
+  /**
+   * Adds an adapter built elsewhere (a trusted plugin's); call before bootstrap. An id already taken is
+   * refused: a plugin cannot stand in for a built-in channel or another plugin's.
+   */
   register(adapter: ChannelAdapter): void {
+    if (this.adapters.has(adapter.id) || this.setupFailures.has(adapter.id)) throw new Error(`channel id "${adapter.id}" is already taken`);
     this.adapters.set(adapter.id, instrumentDelivery(adapter));
   }
 

@@ -141,4 +141,13 @@ describe('strict configuration', () => {
     expect(message).toContain('tools.search.backend.urll: unknown key');
     expect(message).toContain('channels.telegram.tokn: unknown key');
   });
+
+  it("takes a plugin channel's access keys under channels.plugins, never a built-in channel's id or other keys", () => {
+    const ok = loadConfig(write('channels:\n  plugins:\n    relay: { allow_from: [alice, 42] }\n'), {}).config;
+    expect(ok.channels.plugins.relay).toEqual({ allow_from: ['alice', '42'], group_policy: 'allowlist', require_mention: true });
+    expect(() => loadConfig(write('channels:\n  plugins:\n    telegram: { allow_from: [1] }\n'), {})).toThrow(/is a built-in channel/);
+    expect(() => loadConfig(write('channels:\n  plugins:\n    relay: { token: x }\n'), {})).toThrow(
+      /channels\.plugins\.relay\.token: unknown key/,
+    );
+  });
 });

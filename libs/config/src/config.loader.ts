@@ -106,7 +106,10 @@ export function validateConfig(raw: Json, path: string | undefined, env: NodeJS.
     const issues = result.error.issues.flatMap((issue) =>
       issue.code === 'unrecognized_keys'
         ? issue.keys.map((k) => ({ path: [...issue.path, k].join('.'), message: 'unknown key (a typo? see docs/configuration.md)' }))
-        : [{ path: issue.path.join('.'), message: issue.message }],
+        : issue.code === 'invalid_key'
+          ? // A record key that fails its own rule (a plugin channel id): say which rule.
+            issue.issues.map((inner) => ({ path: issue.path.join('.'), message: inner.message }))
+          : [{ path: issue.path.join('.'), message: issue.message }],
     );
     throw new NestclawError(
       'config_invalid',

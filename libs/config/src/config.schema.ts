@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { agentSchema, agentsSchema } from './schema/agents.schema';
 import { bindingsSchema } from './schema/bindings.schema';
 import { channelsSchema } from './schema/channels.schema';
+export { pluginChannelConfig } from './schema/channels.schema';
 import { clisSchema } from './schema/clis.schema';
 import { databaseSchema } from './schema/database.schema';
 import { logSchema } from './schema/log.schema';
@@ -22,7 +23,7 @@ import { webhooksSchema } from './schema/webhooks.schema';
 
 export { NATIVE_ACKNOWLEDGEMENT } from './schema/tools.schema';
 export { PROVIDER_KINDS } from './schema/provider-kinds';
-export type { ChannelConfig, FeishuChannelConfig, SlackChannelConfig } from './schema/channels.schema';
+export type { ChannelConfig, FeishuChannelConfig, PluginChannelAccessConfig, SlackChannelConfig } from './schema/channels.schema';
 export type { BindingConfig } from './schema/bindings.schema';
 export type { MemoryConfig } from './schema/memory.schema';
 export type { CliConfig } from './schema/clis.schema';

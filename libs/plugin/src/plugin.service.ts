@@ -17,6 +17,7 @@ import { UntrustedPluginHost } from './untrusted/untrusted-plugin.host';
 
 const CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
 const CONFIRM_TTL_MS = 10 * 60_000;
+const BUILT_IN_CHANNELS: readonly string[] = ['telegram', 'discord', 'feishu', 'slack'];
 
 interface Pending {
   code: string;
@@ -139,7 +140,12 @@ export class PluginService implements OnModuleInit, OnApplicationShutdown {
           this.providerKinds.delete(kind);
           this.providers.unregisterKind(kind);
         },
-        registerChannel: (adapter) => this.channelAdapters.push(adapter),
+        registerChannel: (adapter) => {
+          // A plugin cannot stand in for a built-in channel or another plugin's: it fails instead.
+          if (BUILT_IN_CHANNELS.includes(adapter.id) || this.channelAdapters.some((a) => a.id === adapter.id))
+            throw new Error(`channel id "${adapter.id}" is already taken`);
+          this.channelAdapters.push(adapter);
+        },
       });
       this.loaded.set(p.name, done);
       this.logger.log(

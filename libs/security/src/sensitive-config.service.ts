@@ -25,14 +25,19 @@ export function pickSensitive(cfg: NestclawConfig): SensitiveSettings {
     const c = cfg.channels[id];
     channels[id] = { allow_from: c.allow_from, approvers: c.approvers, group_policy: c.group_policy, require_mention: c.require_mention };
   }
+  // Plugin channels' sections are sensitive too: opening one to strangers needs the owner's code like any other.
+  for (const [id, c] of Object.entries(cfg.channels.plugins)) channels[id] = { ...c };
   return { channels, rate_limit: cfg.security.rate_limit };
 }
+
+const BUILT_IN_CHANNELS: readonly string[] = ['telegram', 'discord', 'feishu', 'slack'];
+const sectionOf = (id: string) => (BUILT_IN_CHANNELS.includes(id) ? `channels.${id}` : `channels.plugins.${id}`);
 
 function changedKeys(a: SensitiveSettings, b: SensitiveSettings): string[] {
   const out: string[] = [];
   for (const id of new Set([...Object.keys(a.channels), ...Object.keys(b.channels)])) {
     for (const k of ['allow_from', 'approvers', 'group_policy', 'require_mention'] as const)
-      if (!isDeepStrictEqual(a.channels[id]?.[k], b.channels[id]?.[k])) out.push(`channels.${id}.${k}`);
+      if (!isDeepStrictEqual(a.channels[id]?.[k], b.channels[id]?.[k])) out.push(`${sectionOf(id)}.${k}`);
   }
   if (!isDeepStrictEqual(a.rate_limit, b.rate_limit)) out.push('security.rate_limit');
   return out;

@@ -1,4 +1,4 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { ChannelRegistry } from '@nestclaw/channel';
 import { PluginService } from '@nestclaw/plugin';
 
@@ -8,12 +8,20 @@ import { PluginService } from '@nestclaw/plugin';
  */
 @Injectable()
 export class PluginChannels implements OnModuleInit {
+  private readonly logger = new Logger('Plugins');
+
   constructor(
     private readonly plugins: PluginService,
     private readonly channels: ChannelRegistry,
   ) {}
 
   onModuleInit(): void {
-    for (const adapter of this.plugins.contributedChannels()) this.channels.register(adapter);
+    for (const adapter of this.plugins.contributedChannels()) {
+      try {
+        this.channels.register(adapter);
+      } catch (e) {
+        this.logger.error(`a plugin's channel was not added: ${(e as Error).message}`);
+      }
+    }
   }
 }

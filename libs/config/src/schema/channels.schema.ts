@@ -56,6 +56,24 @@ const slackSchema = channelSchema.omit({ token: true, poll_timeout: true }).exte
 });
 export type SlackChannelConfig = z.output<typeof slackSchema>;
 
+const BUILT_IN_CHANNELS = ['telegram', 'discord', 'feishu', 'slack'];
+
+/**
+ * Who may talk on a channel a trusted plugin adds (docs/plugins.md), by its channel id: the same access
+ * keys as the built-in channels, and the same default (nobody but paired senders). Its other settings
+ * are the plugin's own `config`.
+ */
+const pluginChannelSchema = channelSchema.pick({ allow_from: true, approvers: true, group_policy: true, require_mention: true });
+export type PluginChannelAccessConfig = z.output<typeof pluginChannelSchema>;
+
+/**
+ * A plugin channel's settings as the channel lib reads a built-in's: the defaults (edit interval, file
+ * size limit), with its access section. It is enabled: it exists because a trusted plugin added it.
+ */
+export function pluginChannelConfig(access: PluginChannelAccessConfig | undefined): ChannelConfig {
+  return { ...channelSchema.parse({}), ...(access ?? {}), enabled: true };
+}
+
 export const channelsSchema = z
   .strictObject({
     command_prefix: z.string().min(1).max(3).default('/'),
@@ -63,6 +81,16 @@ export const channelsSchema = z
     discord: channelSchema.prefault({}),
     feishu: feishuSchema.prefault({}),
     slack: slackSchema.prefault({}),
+    /** Access settings of plugin channels, by channel id (the id the plugin's manifest declares). */
+    plugins: z
+      .record(
+        z
+          .string()
+          .regex(/^[a-z][a-z0-9-]{0,39}$/, 'a channel id: lower-case letters, digits and -')
+          .refine((id) => !BUILT_IN_CHANNELS.includes(id), 'is a built-in channel: set its access under channels.<id>'),
+        pluginChannelSchema,
+      )
+      .default({}),
     /**
      * A message whose model request may have left before a crash: `rerun` asks again unless a tool call
      * that may change something had started (then a notice), `notify` always answers with a notice.
