@@ -5,8 +5,6 @@ import type { ChannelAdapter } from './channel.port';
 import { ChannelOwnership, ChannelOwnershipState } from './channel-ownership.service';
 import { InboundPipeline } from './inbound-pipeline.service';
 import type * as DiscordAdapter from './discord/discord.channel';
-import type * as FeishuAdapter from './feishu/feishu.channel';
-import type * as SlackAdapter from './slack/slack.channel';
 import type * as TelegramAdapter from './telegram/telegram.channel';
 
 /**
@@ -45,6 +43,11 @@ export class ChannelRegistry implements OnModuleInit, OnApplicationBootstrap, Be
     return [...this.setupFailures].map(([channel, error]) => ({ channel, error }));
   }
 
+  /** A channel a plugin declared but could not add (its register failed): listed as failed, with the reason. */
+  registerFailure(id: string, error: string): void {
+    if (!this.adapters.has(id)) this.setupFailures.set(id, error);
+  }
+
   /**
    * Adds an adapter built elsewhere (a trusted plugin's); call before bootstrap. An id already taken is
    * refused: a plugin cannot stand in for a built-in channel or another plugin's.
@@ -75,10 +78,7 @@ export class ChannelRegistry implements OnModuleInit, OnApplicationBootstrap, Be
       build('telegram', () => new (require('./telegram/telegram.channel') as typeof TelegramAdapter).TelegramChannel(channels.telegram));
     if (channels.discord.enabled)
       build('discord', () => new (require('./discord/discord.channel') as typeof DiscordAdapter).DiscordChannel(channels.discord));
-    if (channels.feishu.enabled)
-      build('feishu', () => new (require('./feishu/feishu.channel') as typeof FeishuAdapter).FeishuChannel(channels.feishu));
-    if (channels.slack.enabled)
-      build('slack', () => new (require('./slack/slack.channel') as typeof SlackAdapter).SlackChannel(channels.slack));
+    // Slack and Feishu are added by plugins bundled with nestclaw, through the plugin API (bundled-channels.ts).
     /* eslint-enable @typescript-eslint/no-require-imports */
   }
 

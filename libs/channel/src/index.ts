@@ -1,6 +1,7 @@
 export * from './channel.port';
 export * from './channel.module';
 export * from './channel.registry';
+export { createFeishuChannel, createSlackChannel } from './bundled-channels';
 export { ApiChat, apiSessionKey } from './api/api-chat.service';
 export { ChannelStatusService } from './status/channel-status.service';
 export type { ChannelStatus } from './status/channel-status.service';

@@ -6,6 +6,7 @@ import { ConfigService } from '@nestclaw/config';
 import { DoctorService } from '@nestclaw/doctor';
 import { ProviderRegistry } from '@nestclaw/provider';
 import { ToolRegistry } from '@nestclaw/tool';
+import { withBundledPlugins } from './bundled/bundled-plugins';
 import { PluginGrantsStore } from './confirmation/plugin-grants.store';
 import { DiscoveredPlugin, discoverPlugins } from './discovery/plugin.discovery';
 import { asksForPermissions } from './manifest/plugin-manifest.schema';
@@ -62,7 +63,7 @@ export class PluginService implements OnModuleInit, OnApplicationShutdown {
   async onModuleInit(): Promise<void> {
     const home = this.config.home;
     this.grants = PluginGrantsStore.inHome(home);
-    this.plugins = discoverPlugins(home, this.config.get().plugins);
+    this.plugins = withBundledPlugins(this.config.get(), discoverPlugins(home, this.config.get().plugins));
     this.doctor?.addChecks(() => pluginChecks(this.status()));
     if (!this.plugins.length) return;
     this.tools.addSource(this.source);
@@ -141,8 +142,9 @@ export class PluginService implements OnModuleInit, OnApplicationShutdown {
           this.providers.unregisterKind(kind);
         },
         registerChannel: (adapter) => {
-          // A plugin cannot stand in for a built-in channel or another plugin's: it fails instead.
-          if (BUILT_IN_CHANNELS.includes(adapter.id) || this.channelAdapters.some((a) => a.id === adapter.id))
+          // A plugin cannot stand in for a built-in channel (bundled ones add theirs) or another plugin's: it fails instead.
+          const builtIn = p.origin !== 'bundled' && BUILT_IN_CHANNELS.includes(adapter.id);
+          if (builtIn || this.channelAdapters.some((a) => a.id === adapter.id))
             throw new Error(`channel id "${adapter.id}" is already taken`);
           this.channelAdapters.push(adapter);
         },

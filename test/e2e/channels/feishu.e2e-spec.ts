@@ -199,6 +199,31 @@ describe('Feishu/Lark channel (@larksuiteoapi/node-sdk long connection against a
     expect(body.channels).toEqual(expect.arrayContaining([expect.objectContaining({ id: 'feishu', state: 'running' })]));
   });
 
+  it('is added by the plugin bundled with nestclaw, through the plugin API (Track A)', async () => {
+    const { plugins } = (await (await h.api('/v1/plugins')).json()) as { plugins: Record<string, unknown>[] };
+    expect(plugins).toEqual([
+      expect.objectContaining({
+        name: 'feishu',
+        origin: 'bundled',
+        track: 'trusted',
+        state: 'loaded',
+        contributes: expect.objectContaining({ channels: ['feishu'] }),
+      }),
+    ]);
+  });
+
+  it('shows the channel as failed, with the reason, when its settings cannot make an adapter', async () => {
+    const bad = await startHarness({ config: { channels: { feishu: { enabled: true, domain: fs.url } } } });
+    try {
+      const body = (await (await bad.api('/v1/channels')).json()) as { channels: { id: string; state: string; error: string | null }[] };
+      expect(body.channels).toEqual([expect.objectContaining({ id: 'feishu', state: 'failed', error: expect.stringMatching(/app_id/) })]);
+      const { plugins } = (await (await bad.api('/v1/plugins')).json()) as { plugins: { name: string; state: string }[] };
+      expect(plugins).toEqual([expect.objectContaining({ name: 'feishu', state: 'failed' })]);
+    } finally {
+      await bad.stop();
+    }
+  });
+
   it('shows the channel as failed, with the reason, when Feishu refuses the app secret', async () => {
     const wrong = await startHarness({
       config: { channels: { feishu: { enabled: true, app_id: fs.appId, app_secret: 'not-the-secret', domain: fs.url } } },

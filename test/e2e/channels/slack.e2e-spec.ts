@@ -211,4 +211,19 @@ describe('Slack channel (@slack/socket-mode and @slack/web-api against a fake We
     const body = (await res.json()) as { channels: { id: string; state: string }[] };
     expect(body.channels).toEqual(expect.arrayContaining([expect.objectContaining({ id: 'slack', state: 'running', error: null })]));
   });
+
+  it('is added by the plugin bundled with nestclaw, through the plugin API (Track A), and /doctor says so', async () => {
+    const { plugins } = (await (await h.api('/v1/plugins')).json()) as { plugins: Record<string, unknown>[] };
+    expect(plugins).toEqual([
+      expect.objectContaining({
+        name: 'slack',
+        origin: 'bundled',
+        track: 'trusted',
+        state: 'loaded',
+        contributes: expect.objectContaining({ channels: ['slack'] }),
+      }),
+    ]);
+    const { checks } = (await (await h.api('/doctor')).json()) as { checks: { name: string; status: string }[] };
+    expect(checks.find((c) => c.name === 'plugin slack')?.status).toBe('ok');
+  });
 });

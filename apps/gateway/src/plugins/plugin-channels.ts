@@ -23,5 +23,8 @@ export class PluginChannels implements OnModuleInit {
         this.logger.error(`a plugin's channel was not added: ${(e as Error).message}`);
       }
     }
+    // A plugin whose register failed adds no channel: its declared channels are listed as failed (/v1/channels).
+    for (const p of this.plugins.status())
+      if (p.state === 'failed' && p.error) for (const id of p.contributes?.channels ?? []) this.channels.registerFailure(id, p.error);
   }
 }

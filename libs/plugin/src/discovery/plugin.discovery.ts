@@ -4,19 +4,23 @@ import { dirname, join } from 'node:path';
 import type { PluginConfigEntry } from '@nestclaw/config';
 import { checkPluginConfig, readManifest } from '../manifest/manifest.reader';
 import type { PluginManifest } from '../manifest/plugin-manifest.schema';
+import type { PluginApi } from '../trusted/plugin-api';
 
 /** One plugin as found on disk: its manifest (or why it has none usable) and the owner's settings for it. */
 export interface DiscoveredPlugin {
   /** The manifest's name; the folder or package name when the manifest is unusable. */
   name: string;
   dir: string;
-  origin: 'home' | 'config';
+  /** `bundled`: shipped inside nestclaw (the Slack and Feishu channels, bundled/), its code in `register`. */
+  origin: 'home' | 'config' | 'bundled';
   enabled: boolean;
   /** The owner marked it trusted (`plugins[].trusted`): only then may a trusted-track plugin load in-process. */
   trusted: boolean;
   config: Record<string, unknown>;
   manifest?: PluginManifest;
   entryPath?: string;
+  /** A bundled plugin's register(api), used instead of loading `entryPath`. */
+  register?: (api: PluginApi) => unknown;
   /** Why it cannot be used (bad manifest, missing entry, config that does not fit, a second plugin of the same name). */
   error?: string;
 }

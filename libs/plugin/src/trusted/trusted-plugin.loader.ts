@@ -70,7 +70,10 @@ export async function loadTrustedPlugin(plugin: DiscoveredPlugin, ports: Trusted
     },
   };
   try {
-    const mod = createRequire(plugin.entryPath!)(plugin.entryPath!) as { register?: unknown; default?: { register?: unknown } };
+    const mod = (plugin.register ? { register: plugin.register } : createRequire(plugin.entryPath!)(plugin.entryPath!)) as {
+      register?: unknown;
+      default?: { register?: unknown };
+    };
     const register = typeof mod.register === 'function' ? mod.register : mod.default?.register;
     if (typeof register !== 'function') throw new Error(`${manifest.entry} exports no register(api) function`);
     await withTimeout(Promise.resolve((register as (api: PluginApi) => unknown)(api)), REGISTER_TIMEOUT_MS);
