@@ -1,6 +1,7 @@
 /**
  * `node -r ./scripts/ts-register.js test/bench/scale.bench.ts`: turns per second through a real
- * HAProxy with 1 gateway replica and with 3 (test/support/ha-cluster.ts), in one run on one machine,
+ * HAProxy with 1 gateway replica and with 3 (test/support/ha-cluster.ts; balanced round robin per request,
+ * and by session), in one run on one machine,
  * from 10 concurrent clients against the fake model (its own process, fake-llm.process.ts). Each
  * configuration gets a fresh scratch database and a warm-up that is not measured. Also the database
  * work per turn: transactions committed on the database (pg_stat_database.xact_commit) during the
@@ -59,21 +60,31 @@ function cpuSeconds(pids: number[]): number {
 
 interface Deployment {
   replicas: number;
+  /** `1`, `3 rr` (round robin per request) or `3 session` (a session's turns to one replica). */
+  label: string;
   databaseUrl: string;
   target: Target;
   pids: () => number[];
 }
 
-async function deploy(replicas: number, llmUrl: string, haproxy: string, adminUrl: string, memory: boolean): Promise<Deployment> {
+async function deploy(
+  replicas: number,
+  balance: 'roundrobin' | 'session',
+  llmUrl: string,
+  haproxy: string,
+  adminUrl: string,
+  memory: boolean,
+): Promise<Deployment> {
   const db = await createScratchDatabase(adminUrl, 'nestclaw_scale');
   cleanups.push(db.drop);
   const env = { NESTCLAW_TOKEN: TOKEN, ...(memory ? {} : { NESTCLAW_MEMORY__ENABLED: 'false' }) };
-  const cluster: HaCluster = await startHaCluster({ databaseUrl: db.url, llmUrl, haproxy, replicas, env });
+  const cluster: HaCluster = await startHaCluster({ databaseUrl: db.url, llmUrl, haproxy, replicas, env, balance });
   cleanups.push(() => cluster.stop());
   const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
   cleanups.push(() => agent.destroy());
   const pids = () => cluster.replicas.map((r) => r!.child.pid!);
-  return { replicas, databaseUrl: db.url, target: gatewayTarget(new URL(cluster.url), agent), pids };
+  const label = replicas === 1 ? '1' : `${replicas} ${balance === 'session' ? 'session' : 'rr'}`;
+  return { replicas, label, databaseUrl: db.url, target: gatewayTarget(new URL(cluster.url), agent), pids };
 }
 
 async function measure(d: Deployment, turns: number, round: number) {
@@ -95,6 +106,7 @@ async function measure(d: Deployment, turns: number, round: number) {
     .sort((x, y) => y.scans + y.writes - (x.scans + x.writes));
   return {
     replicas: d.replicas,
+    label: d.label,
     round,
     ...run,
     transactionsPerTurn: perTurn(after.commits - before.commits),
@@ -125,7 +137,11 @@ async function main(): Promise<void> {
   );
   // Both deployments run side by side (the idle one costs next to nothing), so their rounds can alternate:
   // load from elsewhere on the machine then hits both alike.
-  const deployments = [await deploy(1, llm.url, haproxy, adminUrl, memory), await deploy(3, llm.url, haproxy, adminUrl, memory)];
+  const deployments = [
+    await deploy(1, 'roundrobin', llm.url, haproxy, adminUrl, memory),
+    await deploy(3, 'roundrobin', llm.url, haproxy, adminUrl, memory),
+    await deploy(3, 'session', llm.url, haproxy, adminUrl, memory),
+  ];
   for (const d of deployments) {
     // V8 optimises the turn's code over ~2,500 turns (ADR 0013): every replica gets its share of that before measuring.
     await concurrent(d.target, warmup * d.replicas, CLIENTS, SESSION_TURNS, `warm${d.replicas}`, 600_000);
@@ -136,17 +152,17 @@ async function main(): Promise<void> {
       const r = await measure(d, turns, round);
       results.push(r);
       say(
-        `round ${round}, ${r.replicas} replica(s): ${r.turns} turns in ${r.wallMs} ms = ${r.turnsPerSec} turns/s; ` +
+        `round ${round}, ${r.label} replica(s): ${r.turns} turns in ${r.wallMs} ms = ${r.turnsPerSec} turns/s; ` +
           `latency p50 ${r.latency.p50} ms p95 ${r.latency.p95} ms; ${r.transactionsPerTurn} transactions/turn; ` +
           `gateway CPU ${r.gatewayCpuMsPerTurn} ms/turn${r.truncated ? ' (TRUNCATED)' : ''}`,
       );
       say(`  per turn (scans/row writes): ${r.tables.map((t) => `${t.name} ${t.scans}/${t.writes}`).join(', ')}`);
     }
   }
-  for (const n of [1, 3]) {
-    const mine = results.filter((r) => r.replicas === n);
+  for (const label of deployments.map((d) => d.label)) {
+    const mine = results.filter((r) => r.label === label);
     say(
-      `${n} replica(s), median of ${mine.length}: ${median(mine.map((r) => r.turnsPerSec))} turns/s, ` +
+      `${label} replica(s), median of ${mine.length}: ${median(mine.map((r) => r.turnsPerSec))} turns/s, ` +
         `p50 ${median(mine.map((r) => r.latency.p50))} ms, ${median(mine.map((r) => r.transactionsPerTurn))} transactions/turn, ` +
         `gateway CPU ${median(mine.map((r) => r.gatewayCpuMsPerTurn))} ms/turn`,
     );

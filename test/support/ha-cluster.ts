@@ -31,6 +31,8 @@ export interface HaClusterOptions {
   configOf?: (i: number, life: number) => Record<string, unknown>;
   env?: NodeJS.ProcessEnv;
   logLevel?: SpawnOptions['logLevel'];
+  /** `session`: a chat request with a sessionId goes to the replica its id hashes to (deploy/haproxy); default round robin. */
+  balance?: 'roundrobin' | 'session';
 }
 
 export interface HaCluster {
@@ -54,6 +56,13 @@ export interface HaCluster {
 }
 
 /**
+ * A session's turns to one replica (its history stays warm there), as deploy/haproxy/haproxy.cfg does: the
+ * body's `sessionId` is hashed (consistent hashing: a replica that leaves moves only its share); a request
+ * without one (a new session, a GET) is sent round robin.
+ */
+const SESSION_AFFINITY = ['  option http-buffer-request', "  balance hash req.body,json_query('$.sessionId')", '  hash-type consistent'];
+
+/**
  * The balancer's configuration: roundrobin per request over the replicas, an HTTP health check on
  * the readiness endpoint every 300 ms (down after 3 failures, up after 1 success, so a killed replica,
  * whose port refuses at once, leaves the rotation within a second and a restarted one joins when
@@ -61,7 +70,7 @@ export interface HaCluster {
  * passed through (HTTP mode tunnels them; `timeout tunnel` bounds an idle socket), and a failed
  * connect retried on another replica (`option redispatch`), as a production balancer does.
  */
-export function haproxyConfig(port: number, replicaPorts: number[]): string {
+export function haproxyConfig(port: number, replicaPorts: number[], balance: HaClusterOptions['balance'] = 'roundrobin'): string {
   return [
     'global',
     '  maxconn 2000',
@@ -80,7 +89,7 @@ export function haproxyConfig(port: number, replicaPorts: number[]): string {
     `  bind 127.0.0.1:${port}`,
     '  default_backend gateways',
     'backend gateways',
-    '  balance roundrobin',
+    ...(balance === 'session' ? SESSION_AFFINITY : ['  balance roundrobin']),
     '  option httpchk GET /health/ready',
     '  http-check expect status 200',
     '  default-server inter 300ms fall 3 rise 1',
@@ -126,7 +135,7 @@ export async function startHaCluster(options: HaClusterOptions): Promise<HaClust
 
   const balancerPort = await freeLoopbackPort();
   const configFile = join(homes[0], 'haproxy.cfg');
-  writeFileSync(configFile, haproxyConfig(balancerPort, ports));
+  writeFileSync(configFile, haproxyConfig(balancerPort, ports, options.balance));
   let balancerOut = '';
   const balancer: ChildProcess = spawn(options.haproxy, ['-db', '-f', configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
   balancer.stdout!.on('data', (d: Buffer) => (balancerOut += d.toString()));
