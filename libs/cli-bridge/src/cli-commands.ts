@@ -4,6 +4,7 @@ import { CliConfig, ConfigService } from '@nestclaw/config';
 import { CliBindings } from './binding/cli-bindings';
 import { CliCaller, identityOf, REFUSAL } from './cli-caller';
 import { CliSessions } from './session/cli-sessions';
+import { CliUserError } from './session/run-as-user';
 import { NAMED_KEYS, TmuxDriver } from './tmux/tmux.driver';
 
 /**
@@ -59,7 +60,11 @@ export class CliCommands {
     }
     const cfg = this.clis()[b.cli];
     if (!cfg) return `${b.cli} is no longer configured. ${prefix}cli exit unbinds this chat.`;
-    await this.sessions.restart(b.tmuxSession, b.cli, cfg, b.workDir);
+    try {
+      await this.sessions.restart(b.tmuxSession, b.cli, cfg, b.workDir);
+    } catch (e) {
+      return startFailure(e);
+    }
     return `Restarted ${b.cli} in ${b.workDir} (tmux session ${b.tmuxSession}).`;
   }
 
@@ -100,12 +105,16 @@ export class CliCommands {
       session = current.tmuxSession;
     } else {
       if (current) await this.sessions.stop(current.tmuxSession);
-      session = await this.sessions.start(
-        name,
-        cfg,
-        dir,
-        this.bindings.all().map((b) => b.tmuxSession),
-      );
+      try {
+        session = await this.sessions.start(
+          name,
+          cfg,
+          dir,
+          this.bindings.all().map((b) => b.tmuxSession),
+        );
+      } catch (e) {
+        return startFailure(e);
+      }
     }
     await this.bindings.bind({ sessionKey: caller.sessionKey, cli: name, workDir: dir, tmuxSession: session, boundBy: identityOf(caller) });
     return `Bound to ${name} in ${dir} (tmux session ${session}). Your messages now go to it as typed; /cli exit returns to the assistant.`;
@@ -114,4 +123,10 @@ export class CliCommands {
   private clis(): Record<string, CliConfig> {
     return this.config.get().clis;
   }
+}
+
+/** A CLI that cannot start as its configured user is told to the chat as is (it says what to change); anything else is thrown. */
+function startFailure(e: unknown): string {
+  if (e instanceof CliUserError) return e.message;
+  throw e;
 }

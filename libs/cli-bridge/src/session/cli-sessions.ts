@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { CliConfig } from '@nestclaw/config';
 import { minimalEnv, TmuxDriver } from '../tmux/tmux.driver';
+import { runAsUser } from './run-as-user';
 
 const READY_WAIT_MS = 10_000;
 const READY_QUIET_MS = 300;
@@ -44,7 +45,10 @@ export class CliSessions {
   }
 
   private async launch(name: string, cli: string, cfg: CliConfig, dir: string): Promise<void> {
-    await this.tmux.create({ name, dir, command: cfg.command, args: cfg.args, env: minimalEnv({ ...cfg.env, NESTCLAW_CLI: cli }) });
+    const runAs = cfg.user ? await runAsUser(cli, cfg.user) : undefined;
+    const [command, ...args] = [...(runAs?.prefix ?? []), cfg.command, ...cfg.args];
+    const home: Record<string, string> = runAs ? { HOME: runAs.home } : {};
+    await this.tmux.create({ name, dir, command, args, env: minimalEnv({ ...home, ...cfg.env, NESTCLAW_CLI: cli }) });
     await this.settled(name);
   }
 

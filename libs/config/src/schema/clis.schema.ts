@@ -28,6 +28,16 @@ const cliSchema = z.strictObject({
       secret(z.string()),
     )
     .default({}),
+  /**
+   * The operating-system user the CLI runs as (a name or a uid), so driving it from chat is shell access
+   * with that user's rights, not the gateway's: the gateway must run as root to switch (it drops to this
+   * user, without a way back, for the CLI only). Unset: the gateway's own user. `HOME` becomes the user's
+   * home unless `env.HOME` says otherwise.
+   */
+  user: z
+    .string()
+    .regex(/^([a-z_][a-z0-9_-]{0,31}|\d{1,10})$/, { message: 'a user name (lower-case letters, digits, _ and -) or a uid' })
+    .optional(),
   /** Working directories a chat may choose; the first is the default. Driving a CLI is shell access there. */
   allowed_dirs: z
     .array(z.string().refine((d) => isAbsolute(d), { message: 'must be an absolute path' }))
