@@ -9,6 +9,7 @@ import { CliCommands } from './cli-commands';
 import { CliStatusService } from './cli-status.service';
 import { ExchangeRunner } from './exchange/exchange.runner';
 import { PromptApprovals } from './exchange/prompt-approvals';
+import { CliHooks } from './hooks/cli-hooks';
 import { CliSessions } from './session/cli-sessions';
 import { TmuxDriver } from './tmux/tmux.driver';
 
@@ -22,6 +23,7 @@ import { TmuxDriver } from './tmux/tmux.driver';
     CliBindingRepository,
     CliSessions,
     ExchangeRunner,
+    CliHooks,
     PromptApprovals,
     TmuxDriver,
   ],

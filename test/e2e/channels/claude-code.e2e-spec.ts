@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { telegramHtmlToText } from '@nestclaw/channel';
@@ -50,6 +50,8 @@ function claudeCode(tools: HostToolPaths) {
         security: { rate_limit: { per_sender: { limit: 100, window: '1m' }, per_token: { limit: 100_000, window: '1m' } } },
         clis: {
           claude: {
+            // Its Stop hook says when it finished and what it answered (libs/cli-bridge/src/hooks).
+            kind: 'claude-code',
             command: tools['claude-code']!,
             // Every permission prompt shown (its default is `auto`, which decides risky calls itself).
             args: ['--permission-mode', 'default'],
@@ -112,6 +114,30 @@ function claudeCode(tools: HostToolPaths) {
       .catch(show('bind', from));
     expect(reply).toContain('tmux session nestclaw-claude-1');
   });
+
+  it('answers with the text its Stop hook reports, Markdown as written (its screen draws it rendered)', async () => {
+    const from = tg.sentTo(alice.id).length;
+    const message = 'show **粗体** and `code`';
+    tg.dm(alice, message);
+    const answer = await tg
+      .waitFor(
+        () =>
+          tg
+            .sentTo(alice.id)
+            .slice(from)
+            .find((m) => telegramHtmlToText(m.current).startsWith('echo:')),
+        90_000,
+        'the answer',
+      )
+      .catch(show('answer', from));
+    // The Markdown reached the chat as written and was rendered for Telegram; read from the screen it would be plain text.
+    expect(answer.current).toBe('echo: show <b>粗体</b> and <code>code</code>');
+    const events = readFileSync(join(h.home, 'cli-hooks', 'nestclaw-claude-1', 'events.jsonl'), 'utf8');
+    const stops = events.split('\n').filter((l) => l.includes('"hook_event_name":"Stop"'));
+    expect(stops.some((l) => (JSON.parse(l) as { last_assistant_message?: string }).last_assistant_message === `echo: ${message}`)).toBe(
+      true,
+    );
+  }, 120_000);
 
   it('turns its permission prompt into an approval; Approve lets the command run, and the answer arrives once', async () => {
     const from = tg.sentTo(alice.id).length;

@@ -1,4 +1,5 @@
 import type { CliConfig } from '@nestclaw/config';
+import type { CliHooks } from '../hooks/cli-hooks';
 import type { PromptOutcome } from '../screen/prompt-keys';
 import type { ScreenPrompt } from '../screen/screen-reader';
 import type { TmuxDriver } from '../tmux/tmux.driver';
@@ -46,7 +47,8 @@ describe('ExchangeRunner', () => {
       ask: async (p: ScreenPrompt): Promise<PromptOutcome> => (asked.push(p.text), 'deny'),
     } as unknown as PromptApprovals;
 
-    const result = await new ExchangeRunner(tmux, prompts).run('nestclaw-fake-1', cfg, 'edit it ask-menu', scope);
+    const noHooks = { mark: () => undefined } as unknown as CliHooks;
+    const result = await new ExchangeRunner(tmux, prompts, noHooks).run('nestclaw-fake-1', cfg, 'edit it ask-menu', scope);
 
     expect(asked).toEqual(['Allow edit to build.sh?\n❯ 1. Yes\n  2. No\nEsc to cancel']);
     expect(keysSent).toHaveLength(1);

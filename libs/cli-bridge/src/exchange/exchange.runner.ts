@@ -5,6 +5,7 @@ import { answerSince, findPrompt, hasSpinner, lastEcho, screenLines } from '../s
 import { TmuxDriver } from '../tmux/tmux.driver';
 import type { ExchangeResult, ExchangeScope } from './exchange.types';
 import { PromptApprovals } from './prompt-approvals';
+import { CliHooks } from '../hooks/cli-hooks';
 
 /** How often the screen is read while a message is in flight. */
 export const POLL_MS = 200;
@@ -23,6 +24,7 @@ export class ExchangeRunner {
   constructor(
     private readonly tmux: TmuxDriver,
     private readonly prompts: PromptApprovals,
+    private readonly hooks: CliHooks,
   ) {}
 
   /** Types `text` (after `beforeTyping` has been told where the screen stood) and reads its answer. */
@@ -36,8 +38,9 @@ export class ExchangeRunner {
     const before = await this.read(session);
     if (!before) return { kind: 'dead' };
     await beforeTyping?.(before.length);
+    const hookMark = this.hooks.mark(session, cfg);
     await this.type(session, text);
-    return this.answer(session, cfg, text, before, scope);
+    return this.answer(session, cfg, text, before, scope, hookMark);
   }
 
   /**
@@ -50,8 +53,10 @@ export class ExchangeRunner {
     if (!lines) return { kind: 'dead' };
     const before = lines.slice(0, mark);
     const typed = lastEcho(lines.slice(Math.max(0, mark - 1)), text.split('\n')[0]) >= 0;
+    // A Stop its hook wrote while the gateway was down is not told from an older one: the screen decides then.
+    const hookMark = this.hooks.mark(session, cfg);
     if (!typed) await this.type(session, text);
-    return this.answer(session, cfg, text, before, scope);
+    return this.answer(session, cfg, text, before, scope, hookMark);
   }
 
   private async read(session: string): Promise<string[] | undefined> {
@@ -62,7 +67,14 @@ export class ExchangeRunner {
     await this.tmux.submit(session, text);
   }
 
-  private async answer(session: string, cfg: CliConfig, text: string, before: string[], scope: ExchangeScope): Promise<ExchangeResult> {
+  private async answer(
+    session: string,
+    cfg: CliConfig,
+    text: string,
+    before: string[],
+    scope: ExchangeScope,
+    hookMark: number | undefined,
+  ): Promise<ExchangeResult> {
     const read = () => this.read(session);
     let last = before.join('\n');
     let changedAt = Date.now();
@@ -76,6 +88,9 @@ export class ExchangeRunner {
       if (scope.signal?.aborted) return { kind: 'answer', text: 'Stopped waiting for the CLI.' };
       const lines = await read();
       if (!lines) return { kind: 'dead' };
+      // The CLI's own word that it finished (its Stop hook), with the answer as it wrote it.
+      const stopped = hookMark === undefined ? undefined : this.hooks.stoppedSince(session, hookMark);
+      if (stopped?.text) return { kind: 'answer', text: stopped.text };
       const now = lines.join('\n');
       if (now !== last) {
         [last, changedAt, stable] = [now, Date.now(), false];

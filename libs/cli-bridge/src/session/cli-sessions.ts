@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { CliConfig } from '@nestclaw/config';
+import { CliHooks } from '../hooks/cli-hooks';
 import { minimalEnv, TmuxDriver } from '../tmux/tmux.driver';
 import { runAsUser } from './run-as-user';
 
@@ -12,7 +13,10 @@ export const sessionPrefix = (cli: string) => `nestclaw-${cli}-`;
 /** Starting and ending a CLI's tmux sessions on nestclaw's socket. */
 @Injectable()
 export class CliSessions {
-  constructor(private readonly tmux: TmuxDriver) {}
+  constructor(
+    private readonly tmux: TmuxDriver,
+    private readonly hooks: CliHooks,
+  ) {}
 
   /** A new session for `cli` in `dir`, numbered after every session of that CLI that exists or is bound (`taken`). */
   async start(cli: string, cfg: CliConfig, dir: string, taken: string[]): Promise<string> {
@@ -36,8 +40,9 @@ export class CliSessions {
     return this.tmux.alive(name);
   }
 
-  stop(name: string): Promise<void> {
-    return this.tmux.kill(name);
+  async stop(name: string): Promise<void> {
+    await this.tmux.kill(name);
+    this.hooks.remove(name);
   }
 
   running(): Promise<string[]> {
@@ -46,7 +51,8 @@ export class CliSessions {
 
   private async launch(name: string, cli: string, cfg: CliConfig, dir: string): Promise<void> {
     const runAs = cfg.user ? await runAsUser(cli, cfg.user) : undefined;
-    const [command, ...args] = [...(runAs?.prefix ?? []), cfg.command, ...cfg.args];
+    const hookArgs = this.hooks.prepare(name, cfg, runAs);
+    const [command, ...args] = [...(runAs?.prefix ?? []), cfg.command, ...cfg.args, ...hookArgs];
     const home: Record<string, string> = runAs ? { HOME: runAs.home } : {};
     await this.tmux.create({ name, dir, command, args, env: minimalEnv({ ...home, ...cfg.env, NESTCLAW_CLI: cli }) });
     await this.settled(name);

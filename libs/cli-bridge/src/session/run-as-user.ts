@@ -10,6 +10,8 @@ export interface RunAs {
   /** `setpriv` and its arguments, ending in `--`: the CLI's command and arguments follow. */
   prefix: string[];
   home: string;
+  uid: number;
+  gid: number;
 }
 
 /** Why a CLI cannot be started as its configured user; its message is what the chat is told. */
@@ -42,5 +44,7 @@ export async function runAsUser(cli: string, user: string): Promise<RunAs> {
   return {
     prefix: [SETPRIV, `--reuid=${uid}`, `--regid=${gid}`, '--init-groups', '--no-new-privs', '--'],
     home: home && home !== '/nonexistent' ? home : '/tmp',
+    uid: Number(uid),
+    gid: Number(gid),
   };
 }

@@ -27,7 +27,8 @@ describe('clis: config', () => {
   });
 
   it('refuses kinds not built yet and names that cannot be part of a tmux session name', () => {
-    expect(clisSchema.safeParse({ c: { kind: 'claude-code', command: 'claude', allowed_dirs: ['/a'] } }).success).toBe(false);
+    expect(clisSchema.safeParse({ c: { kind: 'gemini', command: 'gemini', allowed_dirs: ['/a'] } }).success).toBe(false);
+    expect(clisSchema.safeParse({ c: { kind: 'claude-code', command: 'claude', allowed_dirs: ['/a'] } }).success).toBe(true);
     expect(clisSchema.safeParse({ 'my.cli': { command: 'c', allowed_dirs: ['/a'] } }).success).toBe(false);
   });
 

@@ -3,11 +3,12 @@ import { z } from 'zod';
 import { duration, secret } from './field-types';
 
 /**
- * Kinds of coding CLI the bridge knows. Only `generic` (screen-driven over tmux) is implemented; the
- * others are reserved for per-kind adapters (hooks, transcripts) so configs written for them fail
- * loudly today instead of meaning something else later.
+ * Kinds of coding CLI the bridge knows: `generic` (screen-driven over tmux) and `claude-code` (the
+ * same, plus its Stop hook: it says when it finished and what it answered). Other names (gemini, codex,
+ * opencode) are refused, so configs written for adapters not built yet fail loudly instead of meaning
+ * something else later.
  */
-export const CLI_KINDS = ['generic'] as const;
+export const CLI_KINDS = ['generic', 'claude-code'] as const;
 
 /** Names that become part of a tmux session name (`nestclaw-<cli>-<n>`): no dots, colons or spaces. */
 const cliName = /^[a-z][a-z0-9_-]{0,31}$/;
