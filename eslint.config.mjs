@@ -27,8 +27,8 @@ const LIB_DEPENDENCIES = {
   // /remember and /forget reach memory directly: still downward, and no agent code in between.
   channel: ['agent', 'cli-bridge', 'memory', 'security', 'db', 'observability', 'config', 'common'],
   doctor: ['provider', 'tool', 'mcp', 'memory', 'security', 'db', 'observability', 'config', 'common'],
-  // Plugins (docs/plugins.md) add tools, providers and channels through the registries the built-ins use; doctor lists them.
-  plugin: ['channel', 'doctor', 'provider', 'tool', 'db', 'observability', 'config', 'common'],
+  // Plugins (docs/plugins.md) add tools, providers, channels and memory stores through the registries the built-ins use; doctor lists them.
+  plugin: ['channel', 'doctor', 'provider', 'tool', 'memory', 'db', 'observability', 'config', 'common'],
   // Test doubles and database fixtures for specs: they stand in for the libs below the one under test.
   testing: ['channel', 'cli-bridge', 'agent', 'mcp', 'provider', 'tool', 'memory', 'security', 'db', 'observability', 'config', 'common'],
 };

@@ -18,3 +18,12 @@ export { OWNER_SCOPE, personOf, tokenScope } from './scope/person-scope';
 export type { TurnIdentity } from './scope/person-scope';
 export { SECTION_CLOSE, SECTION_OPEN } from './recall/prompt-section';
 export { queryTerms } from './text/tokenizer';
+export { MemorySearchStores } from './index/memory-search-stores.registry';
+export type {
+  MemorySearchChunk,
+  MemorySearchHit,
+  MemorySearchQuery,
+  MemorySearchStore,
+  MemorySearchStoreDefinition,
+  MemorySearchStoreSettings,
+} from './index/memory-search-store.port';

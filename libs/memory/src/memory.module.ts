@@ -11,7 +11,10 @@ import { IndexFeedCursor } from './index/index-feed.cursor';
 import { IndexRowBuilder } from './index/index-rows';
 import { IndexStateReader } from './index/index-state';
 import { IndexWorker } from './index/index.worker';
+import { ActiveIndex } from './index/active-index';
 import { LanceIndex } from './index/lance.index';
+import { MemorySearchStores } from './index/memory-search-stores.registry';
+import { PluginStoreIndex } from './index/plugin-store.index';
 import { ReindexService } from './index/reindex.service';
 import { MemoryStatusService } from './memory-status.service';
 import { MemoryStoreService } from './memory-store.service';
@@ -33,7 +36,7 @@ export class MemoryLifecycle implements OnModuleInit, OnApplicationBootstrap {
 
   constructor(
     private readonly config: ConfigService,
-    private readonly index: LanceIndex,
+    private readonly indexes: ActiveIndex,
     private readonly reindex: ReindexService,
     private readonly tools: ToolRegistry,
     private readonly store: MemoryStore,
@@ -50,9 +53,10 @@ export class MemoryLifecycle implements OnModuleInit, OnApplicationBootstrap {
     const cfg = this.config.get().memory;
     if (!cfg.enabled) return;
     const dir = cfg.index_dir ?? join(this.config.home, 'memory-index');
-    const found = await this.index.open(dir);
-    this.cursor.open(dir);
-    if (!found) this.logger.log(`no memory index at ${dir}; building it from the database in the background`);
+    const opened = await this.indexes.open(dir);
+    this.cursor.open(opened.cursorDir);
+    if (opened.unavailable) return;
+    if (!opened.found) this.logger.log(`no ${opened.what}; building it from the database in the background`);
     this.reindex.ensureCurrent();
   }
 }
@@ -63,6 +67,9 @@ const providers = [
   EmbeddingCacheRepository,
   MemoryEmbedder,
   LanceIndex,
+  PluginStoreIndex,
+  MemorySearchStores,
+  ActiveIndex,
   IndexRowBuilder,
   ReindexService,
   IndexWorker,
@@ -87,6 +94,6 @@ const providers = [
   // The scheduler itself (ScheduleModule.forRoot) is the composition root's: one per process.
   imports: [ConfigModule, DbModule, ProviderModule, ToolModule],
   providers,
-  exports: [MemoryStore, TurnMemory, MemoryService, RecallService, ReindexService, MemoryStatusService, IndexWorker],
+  exports: [MemoryStore, TurnMemory, MemoryService, RecallService, ReindexService, MemoryStatusService, IndexWorker, MemorySearchStores],
 })
 export class MemoryModule {}

@@ -4,6 +4,7 @@ import type { ChannelAdapter } from '@nestclaw/channel';
 import { NestclawError } from '@nestclaw/common';
 import { ConfigService } from '@nestclaw/config';
 import { DoctorService } from '@nestclaw/doctor';
+import { MemorySearchStores } from '@nestclaw/memory';
 import { ProviderRegistry } from '@nestclaw/provider';
 import { ToolRegistry } from '@nestclaw/tool';
 import { withBundledPlugins } from './bundled/bundled-plugins';
@@ -52,6 +53,7 @@ export class PluginService implements OnModuleInit, OnApplicationShutdown {
     private readonly config: ConfigService,
     private readonly tools: ToolRegistry,
     private readonly providers: ProviderRegistry,
+    private readonly memoryStores: MemorySearchStores,
     @Optional() private readonly doctor?: DoctorService,
   ) {}
 
@@ -148,6 +150,8 @@ export class PluginService implements OnModuleInit, OnApplicationShutdown {
             throw new Error(`channel id "${adapter.id}" is already taken`);
           this.channelAdapters.push(adapter);
         },
+        registerMemoryStore: (plugin, version, store) => this.memoryStores.register(plugin, version, store),
+        unregisterMemoryStore: (id) => this.memoryStores.unregister(id),
       });
       this.loaded.set(p.name, done);
       this.logger.log(

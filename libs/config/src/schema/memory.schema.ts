@@ -7,6 +7,16 @@ export const memorySchema = z
     enabled: z.boolean().default(true),
     /** The derived index's directory (default `$NESTCLAW_HOME/memory-index`); deleting it triggers a rebuild. */
     index_dir: z.string().optional(),
+    /**
+     * Where chunks are indexed and searched: `builtin` (LanceDB + in-process keyword index under `index_dir`) or
+     * `plugin:<id>`, a store a trusted plugin registers (docs/plugins.md). Either way Postgres stays the truth.
+     */
+    store: z
+      .string()
+      .regex(/^(builtin|plugin:[a-z][a-z0-9-]{0,39})$/, { message: 'builtin or plugin:<id>' })
+      .default('builtin'),
+    /** Handed to the plugin store's `create(settings)` (ignored by the built-in store). */
+    store_settings: z.record(z.string(), z.unknown()).default({}),
     /** A `kind: embedding` model; unset = the first one configured; none = keyword-only. */
     embedding_model: z.string().optional(),
     /** Budget of the embedding call made while recalling; past it the query runs keyword-only. */

@@ -14,6 +14,8 @@ export interface IndexRow {
   /** Output of the shared tokenizer, space-separated. */
   terms: string;
   vector?: ArrayLike<number> | null;
+  /** The chunk's text, for a plugin's store (docs/plugins.md); LanceDB keeps only the terms. */
+  text?: string;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { MemoryEmbedder } from '../embedding/memory-embedder';
 import { IndexRowBuilder } from './index-rows';
-import { LanceIndex } from './lance.index';
+import { ActiveIndex } from './active-index';
 import { MemoryRepository } from '../store/memory.repository';
 import type { QueueEntry } from '../queue/index-queue.repository';
 
@@ -16,7 +16,7 @@ export interface EntryFailure {
 export class IndexEntryApplier {
   constructor(
     private readonly memories: MemoryRepository,
-    private readonly index: LanceIndex,
+    private readonly indexes: ActiveIndex,
     private readonly rows: IndexRowBuilder,
     private readonly embedder: MemoryEmbedder,
   ) {}
@@ -38,9 +38,10 @@ export class IndexEntryApplier {
   private async apply(entries: QueueEntry[]): Promise<string | undefined> {
     const memoryIds = [...new Set(entries.map((e) => e.memoryId))];
     const chunks = await this.memories.chunksOf(memoryIds);
-    const active = this.index.version?.dims ? this.embedder.active() : undefined;
+    const index = this.indexes.current;
+    const active = index.version?.dims ? this.embedder.active() : undefined;
     const built = await this.rows.build(chunks, active);
-    await this.index.apply(memoryIds, built.rows);
+    await index.apply(memoryIds, built.rows);
     return built.vectorError;
   }
 }

@@ -36,6 +36,7 @@ export class IndexRowBuilder {
       agentId: c.agentId,
       terms: indexTerms(c.text).join(' '),
       vector: vectors?.get(c.contentHash) ?? null,
+      text: c.text,
     }));
     return { rows, vectorError };
   }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { MemoryEmbedder } from '../embedding/memory-embedder';
 import { describeVersion } from './index-version';
-import { LanceIndex } from './lance.index';
+import { ActiveIndex } from './active-index';
 import { ReindexProgress, ReindexService } from './reindex.service';
 
 /** The derived index as an operator sees it: search mode, version against the expected one, rebuild progress. */
@@ -18,28 +18,29 @@ export interface IndexState {
 @Injectable()
 export class IndexStateReader {
   constructor(
-    private readonly index: LanceIndex,
+    private readonly indexes: ActiveIndex,
     private readonly reindex: ReindexService,
     private readonly embedder: MemoryEmbedder,
   ) {}
 
   keywordOnly(): boolean {
-    return !(this.embedder.active() && this.index.version?.dims);
+    return !(this.embedder.active() && this.indexes.current.version?.dims);
   }
 
   async read(): Promise<IndexState> {
-    const indexed = await this.index.rowCount().catch(() => 0);
+    const index = this.indexes.current;
+    const indexed = await index.rowCount().catch(() => 0);
     const active = this.embedder.active();
     const expected = this.reindex.expected();
-    const v = this.index.version;
+    const v = index.version;
     return {
       mode: this.keywordOnly() ? 'keyword-only' : 'hybrid',
       indexedChunks: indexed,
       index: {
-        ready: this.index.ready,
+        ready: index.ready,
         version: v ? describeVersion(v) : null,
         expected: describeVersion(expected),
-        current: this.index.matches(expected),
+        current: index.matches(expected),
         builtAt: v?.builtAt ?? null,
       },
       embedding: { model: active?.key ?? null, lastError: this.embedder.lastError ?? null },

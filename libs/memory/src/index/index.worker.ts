@@ -3,7 +3,7 @@ import { AsyncResource } from 'node:async_hooks';
 import { FailureThrottle } from '@nestclaw/common';
 import { ConfigService } from '@nestclaw/config';
 import { DatabaseNotifications } from '@nestclaw/db';
-import { LanceIndex } from './lance.index';
+import { ActiveIndex } from './active-index';
 import { ReindexService } from './reindex.service';
 import { IndexEntryApplier } from './index-entry.applier';
 import type { QueueEntry } from '../queue/index-queue.repository';
@@ -54,7 +54,7 @@ export class IndexWorker implements IndexQueueSignal, OnApplicationBootstrap, Be
 
   constructor(
     private readonly config: ConfigService,
-    private readonly index: LanceIndex,
+    private readonly indexes: ActiveIndex,
     private readonly reindex: ReindexService,
     private readonly applier: IndexEntryApplier,
     private readonly notifications: DatabaseNotifications,
@@ -138,7 +138,7 @@ export class IndexWorker implements IndexQueueSignal, OnApplicationBootstrap, Be
 
   private async pass(): Promise<number> {
     this.kickAfterReindex();
-    if (!this.index.ready || this.reindex.isRunning) return 0;
+    if (!this.indexes.current.ready || this.reindex.isRunning) return 0;
     // Not before start-up opened the index directory (MemoryLifecycle), which holds the cursor's key.
     if (!this.cursor.opened) {
       this.retryAfter(1000);
@@ -202,7 +202,9 @@ export class IndexWorker implements IndexQueueSignal, OnApplicationBootstrap, Be
   private async idleOptimize(): Promise<void> {
     if (this.draining || this.reindex.isRunning || Date.now() - this.lastIdleOptimize < 30_000) return;
     this.lastIdleOptimize = Date.now();
-    this.optimizing = this.index.optimize().catch((e: unknown) => this.logger.warn(`memory index optimize: ${(e as Error).message}`));
+    this.optimizing = this.indexes.current
+      .optimize()
+      .catch((e: unknown) => this.logger.warn(`memory index optimize: ${(e as Error).message}`));
     await this.optimizing;
     this.optimizing = undefined;
   }

@@ -2,6 +2,7 @@ import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import type { Connection, Table } from '@lancedb/lancedb';
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { DerivedIndex, IndexBuild } from './derived-index';
 import { heapHeadroomWarning } from './heap-headroom';
 import { IndexVersion, readStoredVersion, StoredIndexVersion } from './index-version';
 import { IndexRow, schemaFor, toArrow } from './index-arrow';
@@ -32,7 +33,7 @@ const CLOSE_GRACE_MS = 10_000;
  * LanceDB itself loads on first use (`load`: the first search or write), not when the index is opened.
  */
 @Injectable()
-export class LanceIndex implements OnApplicationShutdown {
+export class LanceIndex implements DerivedIndex, OnApplicationShutdown {
   private readonly logger = new Logger('MemoryIndex');
   private db: Connection | undefined;
   private connecting: Promise<Connection> | undefined;
@@ -285,10 +286,4 @@ export class LanceIndex implements OnApplicationShutdown {
     this.table?.close();
     this.db?.close();
   }
-}
-
-export interface IndexBuild {
-  add(rows: IndexRow[]): Promise<void>;
-  finish(version: IndexVersion): Promise<void>;
-  abandon(): Promise<void>;
 }

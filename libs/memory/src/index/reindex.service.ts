@@ -6,7 +6,7 @@ import { MemoryRepository } from '../store/memory.repository';
 import { IndexFeedCursor } from './index-feed.cursor';
 import { BuiltRows, IndexRowBuilder } from './index-rows';
 import { describeVersion, expectedVersion, IndexVersion } from './index-version';
-import { LanceIndex } from './lance.index';
+import { ActiveIndex } from './active-index';
 
 export interface ReindexProgress {
   state: 'idle' | 'running' | 'done' | 'failed';
@@ -40,7 +40,7 @@ export class ReindexService {
 
   constructor(
     private readonly config: ConfigService,
-    private readonly index: LanceIndex,
+    private readonly indexes: ActiveIndex,
     private readonly memories: MemoryRepository,
     private readonly rows: IndexRowBuilder,
     private readonly embedder: MemoryEmbedder,
@@ -63,9 +63,10 @@ export class ReindexService {
   ensureCurrent(): void {
     if (this.running || Date.now() < this.retryAt) return;
     const expected = this.expected();
-    if (this.index.matches(expected)) return;
-    const why = this.index.version
-      ? `index built with ${describeVersion(this.index.version)}; expected ${describeVersion(expected)}`
+    const index = this.indexes.current;
+    if (index.matches(expected)) return;
+    const why = index.version
+      ? `index built with ${describeVersion(index.version)}; expected ${describeVersion(expected)}`
       : 'no index on disk';
     this.start(why);
   }
@@ -115,7 +116,7 @@ export class ReindexService {
     let dims = current.built.rows.find((r) => r.vector?.length)?.vector?.length ?? null;
     if (active && !dims && current.count === 0) dims = await this.probeDims(active);
     const keywordOnly = !!active && !dims;
-    const build = await this.index.startBuild(dims);
+    const build = await this.indexes.current.startBuild(dims);
     try {
       while (current.count) {
         // Read, embed-from-cache and tokenize the next page while LanceDB writes this one (off the JS thread).
@@ -124,6 +125,7 @@ export class ReindexService {
         await build.add(current.built.rows);
         this.state.done += current.count;
         this.state.rate = Math.round(this.state.done / ((performance.now() - started) / 1000));
+        if (this.state.total > PAGE) this.logger.log(`memory index rebuild: ${this.state.done}/${this.state.total} chunks`);
         current = await next;
       }
       // An index without the vectors it was meant to have is marked keyword-only, so a later check rebuilds it.

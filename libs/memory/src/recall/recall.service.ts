@@ -1,8 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestclaw/config';
 import { recordMemoryRecall } from '@nestclaw/observability';
 import { MemoryEmbedder } from '../embedding/memory-embedder';
 import type { KeywordHit } from '../index/keyword.index';
+import { ActiveIndex } from '../index/active-index';
 import { LanceIndex } from '../index/lance.index';
 import { fuseRrf, RankedLeg } from '../search/rrf';
 import { MemoryRepository } from '../store/memory.repository';
@@ -79,9 +80,12 @@ export interface RecallPlan {
  */
 @Injectable()
 export class RecallService {
+  private readonly logger = new Logger('Memory');
+
   constructor(
     private readonly config: ConfigService,
     private readonly index: LanceIndex,
+    private readonly indexes: ActiveIndex,
     private readonly memories: MemoryRepository,
     private readonly embedder: MemoryEmbedder,
   ) {}
@@ -100,7 +104,8 @@ export class RecallService {
    * new turn's recall costs no round trip of its own.
    */
   plan(q: RecallQuery): RecallPlan | undefined {
-    if (!this.index.ready) return undefined;
+    // A plugin store searches out of process: `recall` runs it under the recall's timeout.
+    if (!this.index.ready || this.indexes.plugin) return undefined;
     const cfg = this.config.get().memory;
     const requested = q.mode ?? cfg.recall.mode;
     let fallback: string | undefined;
@@ -134,6 +139,7 @@ export class RecallService {
   }
 
   private async run(q: RecallQuery): Promise<RecallOutcome> {
+    if (this.indexes.plugin) return this.viaPlugin(q);
     // The first search after start-up opens the index (LanceDB is not loaded before).
     await this.index.load();
     const cfg = this.config.get().memory;
@@ -177,6 +183,35 @@ export class RecallService {
       q.agentId,
     );
     return { results: ranked(q, candidates, rows), mode, ...(fallback && requested !== 'keyword' ? { fallback } : {}) };
+  }
+
+  /**
+   * The plugin store's hits, as one RRF leg, read from Postgres like any candidates (so liveness and scope are
+   * nestclaw's, not the plugin's). Bounded by `memory.recall.timeout`; a store that fails or hangs yields no
+   * memories with the reason as the fallback (shown by /memory/status and /doctor).
+   */
+  private async viaPlugin(q: RecallQuery): Promise<RecallOutcome> {
+    const store = this.indexes.plugin!;
+    const cfg = this.config.get().memory;
+    const n = Math.max(cfg.fusion.candidates, q.topK * 2);
+    if (!store.ready) return this.degraded(q, queryTerms(q.query), n, 'keyword');
+    let hits: KeywordHit[];
+    try {
+      hits = await store.search(q.scope, q.agentId, q.query, n, cfg.recall.timeout);
+    } catch (e) {
+      const fallback = `memory store plugin:${store.selected} failed: ${(e as Error).message}`;
+      this.logger.warn(fallback);
+      return { results: [], mode: 'keyword', fallback };
+    }
+    const memoryOf = new Map(hits.map((h) => [h.chunkId, h.memoryId]));
+    const fused = fuseRrf([{ ids: hits.map((h) => h.chunkId), weight: cfg.fusion.keyword_weight }], cfg.fusion.k);
+    const candidates = bestChunkPerMemory(fused, memoryOf).slice(0, q.topK * READ_PER_RESULT);
+    const rows = await this.memories.hydrate(
+      candidates.map((c) => c.chunkId),
+      q.scope,
+      q.agentId,
+    );
+    return { results: ranked(q, candidates, rows), mode: 'keyword' };
   }
 
   /** No index yet (first build running): keywords straight from Postgres, slower but working. */

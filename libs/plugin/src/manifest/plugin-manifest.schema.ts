@@ -48,7 +48,16 @@ export const pluginManifestSchema = z.strictObject({
         .default([]),
       providers: z.array(z.string().regex(CONTRIBUTION_ID, { message: 'provider ids: lower-case letters, digits and -' })).default([]),
       channels: z.array(z.string().regex(CONTRIBUTION_ID, { message: 'channel ids: lower-case letters, digits and -' })).default([]),
-      memoryStore: z.boolean().default(false),
+      /**
+       * The memory search stores the plugin may register (`memory.store: plugin:<id>`): their ids, or `true` for
+       * one whose id is the plugin's name (older manifests said only true/false).
+       */
+      memoryStore: z
+        .union([
+          z.boolean(),
+          z.array(z.string().regex(CONTRIBUTION_ID, { message: 'memory store ids: lower-case letters, digits and -' })).min(1),
+        ])
+        .default(false),
     })
     .default({ tools: [], providers: [], channels: [], memoryStore: false }),
   /** JSON Schema of the plugin's `config` (an object schema), checked before the plugin starts. */
@@ -74,4 +83,10 @@ export type PluginManifest = z.output<typeof pluginManifestSchema>;
 export type PluginPermissions = PluginManifest['permissions'];
 
 /** Whether a manifest asks for anything beyond a closed sandbox (then the owner must confirm it). */
+/** The memory store ids a manifest lets its plugin register. */
+export function declaredMemoryStores(manifest: Pick<PluginManifest, 'name' | 'contributes'>): string[] {
+  const declared = manifest.contributes.memoryStore;
+  return declared === true ? [manifest.name] : declared === false ? [] : declared;
+}
+
 export const asksForPermissions = (p: PluginPermissions): boolean => p.network || p.shell || p.fs.length > 0;

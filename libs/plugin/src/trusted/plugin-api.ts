@@ -1,4 +1,5 @@
 import type { ChannelAdapter } from '@nestclaw/channel';
+import type { MemorySearchStoreDefinition } from '@nestclaw/memory';
 import type { ChatMessage, ToolCall, ToolDefinition, Usage } from '@nestclaw/provider';
 
 /** What a plugin tool's `execute` is told about the call. */
@@ -83,4 +84,9 @@ export interface PluginApi {
   registerProvider(provider: PluginProviderDefinition): void;
   /** A channel adapter, registered with the channel registry (inbound dedupe, access policy, delivery). */
   registerChannel(adapter: ChannelAdapter): void;
+  /**
+   * A memory search store (where chunks are indexed and searched), used when config says
+   * `memory.store: plugin:<id>`; its id must be one the manifest's `contributes.memoryStore` declares.
+   */
+  registerMemoryStore(store: MemorySearchStoreDefinition): void;
 }

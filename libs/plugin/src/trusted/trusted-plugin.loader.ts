@@ -2,9 +2,10 @@ import { Logger } from '@nestjs/common';
 import { createRequire } from 'node:module';
 import type { ChannelAdapter } from '@nestclaw/channel';
 import type { ModelConfig } from '@nestclaw/config';
+import type { MemorySearchStoreDefinition } from '@nestclaw/memory';
 import { ToolError, type Tool } from '@nestclaw/tool';
 import type { DiscoveredPlugin } from '../discovery/plugin.discovery';
-import type { PluginManifest } from '../manifest/plugin-manifest.schema';
+import { declaredMemoryStores, type PluginManifest } from '../manifest/plugin-manifest.schema';
 import { PluginTool } from '../plugin-tool';
 import type { PluginApi, PluginProviderDefinition, PluginToolDefinition } from './plugin-api';
 import { PluginModelProvider } from './plugin-model.provider';
@@ -21,6 +22,9 @@ export interface TrustedPorts {
   registerProviderKind(plugin: string, kind: string, create: (cfg: ModelConfig) => PluginModelProvider): void;
   unregisterProviderKind(kind: string): void;
   registerChannel?(adapter: ChannelAdapter): void;
+  /** Throws when the id is taken; absent where memory does not run (then registering fails). */
+  registerMemoryStore?(plugin: string, version: string, store: MemorySearchStoreDefinition): void;
+  unregisterMemoryStore?(id: string): void;
 }
 
 /** What a loaded trusted plugin added (for the status line and for unloading). */
@@ -28,6 +32,7 @@ export interface TrustedContributions {
   tools: string[];
   providers: string[];
   channels: string[];
+  memoryStores: string[];
 }
 
 /**
@@ -38,7 +43,7 @@ export interface TrustedContributions {
 export async function loadTrustedPlugin(plugin: DiscoveredPlugin, ports: TrustedPorts): Promise<TrustedContributions> {
   const manifest = plugin.manifest!;
   const logger = new Logger(`Plugin ${manifest.name}`);
-  const done: TrustedContributions = { tools: [], providers: [], channels: [] };
+  const done: TrustedContributions = { tools: [], providers: [], channels: [], memoryStores: [] };
   const tools: Tool[] = [];
   let open = true;
   const api: PluginApi = {
@@ -68,6 +73,16 @@ export async function loadTrustedPlugin(plugin: DiscoveredPlugin, ports: Trusted
       ports.registerChannel(adapter);
       done.channels.push(adapter.id);
     },
+    registerMemoryStore: (def) => {
+      checkOpen(open);
+      if (!def || typeof def.create !== 'function') throw new Error('a memory store needs an id and a create function');
+      if (!declaredMemoryStores(manifest).includes(def.id)) {
+        throw new Error(`memory store "${def.id}" is not declared in the manifest's contributes.memoryStore`);
+      }
+      if (!ports.registerMemoryStore) throw new Error('memory stores cannot be added here (memory does not run in this process)');
+      ports.registerMemoryStore(manifest.name, manifest.version, def);
+      done.memoryStores.push(def.id);
+    },
   };
   try {
     const mod = (plugin.register ? { register: plugin.register } : createRequire(plugin.entryPath!)(plugin.entryPath!)) as {
@@ -83,6 +98,7 @@ export async function loadTrustedPlugin(plugin: DiscoveredPlugin, ports: Trusted
   } catch (e) {
     open = false;
     for (const kind of done.providers) ports.unregisterProviderKind(kind);
+    for (const id of done.memoryStores) ports.unregisterMemoryStore?.(id);
     ports.setTools(manifest.name, []);
     // Channels registered before the failure stay: the channel registry has no way to remove one.
     throw e;

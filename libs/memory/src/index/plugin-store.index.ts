@@ -1,0 +1,178 @@
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { DerivedIndex, IndexBuild } from './derived-index';
+import type { IndexRow } from './index-arrow';
+import { IndexVersion, sameVersion, StoredIndexVersion } from './index-version';
+import type { MemorySearchChunk, MemorySearchHit, MemorySearchStore } from './memory-search-store.port';
+import { MemorySearchStores } from './memory-search-stores.registry';
+import { withDeadline } from './plugin-store.deadline';
+
+/** Longest a write, count or reset may take before it counts as failed (the queue retries writes). */
+const WRITE_TIMEOUT_MS = 30_000;
+const STATE_FILE = 'store-version.json';
+
+/** What the state file records about a build: the index version plus which store and plugin version filled it. */
+interface StoreState extends StoredIndexVersion {
+  store: string;
+  pluginVersion: string;
+  chunks: number;
+}
+
+/**
+ * A plugin's search store as the derived index (`memory.store: plugin:<id>`). Its build record lives in
+ * `<index_dir>/plugin-<id>/store-version.json`; a record for another plugin version, a missing record or a
+ * store that reports no chunks after a non-empty build means "rebuild from Postgres". Every call into the
+ * plugin is bounded in time, so a hung store fails the write (retried by the queue) or the search (recall goes
+ * on without memories), never a turn.
+ */
+@Injectable()
+export class PluginStoreIndex implements DerivedIndex, OnApplicationShutdown {
+  private readonly logger = new Logger('MemoryStore');
+  private store: MemorySearchStore | undefined;
+  private state: StoreState | undefined;
+  private dir = '';
+  private id = '';
+  private pluginVersion = '';
+  /** Why the selected store is not serving (no plugin registered it, `create` failed). */
+  unavailable: string | undefined;
+
+  constructor(private readonly stores: MemorySearchStores) {}
+
+  /** Creates the plugin's store and reads its build record; false when there is nothing valid to serve (rebuild). */
+  async open(indexDir: string, id: string, settings: Record<string, unknown>): Promise<boolean> {
+    this.id = id;
+    this.dir = join(indexDir, `plugin-${id}`);
+    mkdirSync(this.dir, { recursive: true });
+    const found = this.stores.get(id);
+    if (!found) {
+      this.unavailable = `memory.store is plugin:${id}, but no loaded trusted plugin registered a memory store "${id}"`;
+      this.logger.error(this.unavailable);
+      return false;
+    }
+    this.pluginVersion = found.pluginVersion;
+    try {
+      this.store = await withDeadline(Promise.resolve(found.definition.create({ settings })), WRITE_TIMEOUT_MS, 'create');
+    } catch (e) {
+      this.unavailable = `memory store plugin:${id} could not be created: ${(e as Error).message}`;
+      this.logger.error(this.unavailable);
+      return false;
+    }
+    this.state = await this.readState();
+    this.logger.log(`memory search store: plugin:${id} (plugin ${found.plugin} ${found.pluginVersion})`);
+    return !!this.state;
+  }
+
+  private async readState(): Promise<StoreState | undefined> {
+    const file = join(this.dir, STATE_FILE);
+    if (!existsSync(file)) return undefined;
+    const state = JSON.parse(readFileSync(file, 'utf8')) as StoreState;
+    if (state.store !== this.id || state.pluginVersion !== this.pluginVersion) {
+      this.logger.log(`memory store plugin:${this.id} was filled by plugin version ${state.pluginVersion}; refilling it`);
+      return undefined;
+    }
+    if (state.chunks > 0 && this.store?.count) {
+      const held = await withDeadline(this.store.count(), WRITE_TIMEOUT_MS, 'count').catch(() => 0);
+      if (held === 0) {
+        this.logger.log(`memory store plugin:${this.id} is empty; refilling it from the database`);
+        return undefined;
+      }
+    }
+    return state;
+  }
+
+  get selected(): string {
+    return this.id;
+  }
+
+  get ready(): boolean {
+    return !!this.store && !!this.state;
+  }
+
+  get version(): StoredIndexVersion | undefined {
+    return this.state;
+  }
+
+  matches(expected: IndexVersion): boolean {
+    return !!this.state && sameVersion(this.state, expected);
+  }
+
+  async rowCount(): Promise<number> {
+    if (!this.store?.count) return this.state?.chunks ?? 0;
+    return withDeadline(this.store.count(), WRITE_TIMEOUT_MS, 'count');
+  }
+
+  async apply(memoryIds: string[], rows: IndexRow[]): Promise<void> {
+    const store = this.current();
+    const kept = new Set(rows.map((r) => r.memoryId));
+    const gone = memoryIds.filter((id) => !kept.has(id));
+    if (gone.length) await withDeadline(store.remove(gone), WRITE_TIMEOUT_MS, 'remove');
+    if (rows.length) await withDeadline(store.upsert(rows.map(chunkOf)), WRITE_TIMEOUT_MS, 'upsert');
+  }
+
+  /** The plugin's ranked hits, within `timeoutMs` (then aborted and failed). */
+  search(scope: string, agentId: string, query: string, limit: number, timeoutMs: number): Promise<MemorySearchHit[]> {
+    const store = this.current();
+    const abort = new AbortController();
+    const hits = Promise.resolve().then(() => store.search({ query, scope, agentId, limit, signal: abort.signal }));
+    return withDeadline(hits, timeoutMs, 'search', abort).then((out) =>
+      (Array.isArray(out) ? out : [])
+        .filter((h) => h && h.memoryId && /^\d+$/.test(String(h.chunkId)))
+        .map((h) => ({ chunkId: String(h.chunkId), memoryId: String(h.memoryId) })),
+    );
+  }
+
+  async optimize(): Promise<void> {}
+
+  async startBuild(dims: number | null): Promise<IndexBuild> {
+    const store = this.current();
+    if (store.reset) await withDeadline(store.reset(), WRITE_TIMEOUT_MS, 'reset');
+    let chunks = 0;
+    return {
+      add: async (rows) => {
+        if (rows.length) await withDeadline(store.upsert(rows.map(chunkOf)), WRITE_TIMEOUT_MS, 'upsert');
+        chunks += rows.length;
+      },
+      finish: async (version) => {
+        const state: StoreState = {
+          ...version,
+          dims,
+          table: `plugin:${this.id}`,
+          builtAt: new Date().toISOString(),
+          store: this.id,
+          pluginVersion: this.pluginVersion,
+          chunks,
+        };
+        const file = join(this.dir, STATE_FILE);
+        writeFileSync(`${file}.tmp`, JSON.stringify(state, null, 2));
+        renameSync(`${file}.tmp`, file);
+        this.state = state;
+      },
+      abandon: async () => {
+        // The store holds a partial fill: without a record it is refilled at the next check.
+        rmSync(join(this.dir, STATE_FILE), { force: true });
+        this.state = undefined;
+      },
+    };
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.store?.close?.().catch((e: unknown) => this.logger.warn(`memory store plugin:${this.id} close: ${(e as Error).message}`));
+  }
+
+  private current(): MemorySearchStore {
+    if (!this.store) throw new Error(this.unavailable ?? 'the memory store is not open');
+    return this.store;
+  }
+}
+
+function chunkOf(r: IndexRow): MemorySearchChunk {
+  return {
+    chunkId: r.chunkId,
+    memoryId: r.memoryId,
+    scope: r.scope,
+    agentId: r.agentId,
+    text: r.text ?? '',
+    ...(r.vector ? { vector: Array.from(r.vector) } : {}),
+  };
+}
