@@ -26,6 +26,15 @@ export async function memoryChecks(status: () => Promise<MemoryStatus>): Promise
       message: `keyword-only: ${s.embedding.lastError?.message ?? 'index has no vectors yet'}`,
       fix: 'check the embedding model in `nestclaw doctor` providers',
     });
+  // A recall that gave a turn nothing because its store failed or was too slow (not a mere keyword-only fallback).
+  const failed = s.lastFallback && /^(memory store |recall took longer|recall failed)/.test(s.lastFallback.reason);
+  if (failed)
+    checks.push({
+      name: 'memory recall',
+      status: 'warn',
+      message: `at ${s.lastFallback!.at}: ${s.lastFallback!.reason}`,
+      fix: 'check the memory store (memory.store) and memory.recall.timeout',
+    });
   if (s.queue.parked > 0)
     checks.push({
       name: 'memory queue',

@@ -16,13 +16,14 @@ const STATE_FILE = 'store-version.json';
 interface StoreState extends StoredIndexVersion {
   store: string;
   pluginVersion: string;
+  /** Chunks the last rebuild wrote (the worker's later writes are not counted). */
   chunks: number;
 }
 
 /**
  * A plugin's search store as the derived index (`memory.store: plugin:<id>`). Its build record lives in
  * `<index_dir>/plugin-<id>/store-version.json`; a record for another plugin version, a missing record or a
- * store that reports no chunks after a non-empty build means "rebuild from Postgres". Every call into the
+ * store that reports no chunks means "rebuild from Postgres". Every call into the
  * plugin is bounded in time, so a hung store fails the write (retried by the queue) or the search (recall goes
  * on without memories), never a turn.
  */
@@ -71,7 +72,8 @@ export class PluginStoreIndex implements DerivedIndex, OnApplicationShutdown {
       this.logger.log(`memory store plugin:${this.id} was filled by plugin version ${state.pluginVersion}; refilling it`);
       return undefined;
     }
-    if (state.chunks > 0 && this.store?.count) {
+    // Empty: emptied or replaced behind nestclaw's back (or truly empty, when refilling costs nothing).
+    if (this.store?.count) {
       const held = await withDeadline(this.store.count(), WRITE_TIMEOUT_MS, 'count').catch(() => 0);
       if (held === 0) {
         this.logger.log(`memory store plugin:${this.id} is empty; refilling it from the database`);
