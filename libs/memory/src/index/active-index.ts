@@ -16,6 +16,9 @@ export function pluginStoreId(store: string): string | undefined {
  */
 @Injectable()
 export class ActiveIndex {
+  /** Decided when the index opens at start-up (a config change needs a restart); the built-in until then. */
+  private usesPlugin = false;
+
   constructor(
     private readonly config: ConfigService,
     private readonly lance: LanceIndex,
@@ -24,7 +27,7 @@ export class ActiveIndex {
 
   /** The plugin store when one is selected. */
   get plugin(): PluginStoreIndex | undefined {
-    return pluginStoreId(this.config.get().memory.store) ? this.pluginStore : undefined;
+    return this.usesPlugin ? this.pluginStore : undefined;
   }
 
   /**
@@ -35,6 +38,7 @@ export class ActiveIndex {
     const cfg = this.config.get().memory;
     const id = pluginStoreId(cfg.store);
     if (!id) return { found: !!(await this.lance.open(dir)), cursorDir: dir, what: `memory index at ${dir}` };
+    this.usesPlugin = true;
     const found = await this.pluginStore.open(dir, id, cfg.store_settings);
     const unavailable = this.pluginStore.unavailable;
     return {

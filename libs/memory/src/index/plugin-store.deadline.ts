@@ -1,8 +1,10 @@
 /**
- * A plugin store's call bounded in time: past `ms` it fails with a clear message (and `abort` is
+ * A plugin store's call bounded in time (a sync throw included): past `ms` it fails with a clear message (and `abort` is
  * signalled so a store that honours it stops working), whatever the plugin's promise does later.
  */
-export function withDeadline<T>(work: Promise<T>, ms: number, what: string, abort?: AbortController): Promise<T> {
+export function withDeadline<T>(call: () => Promise<T> | T, ms: number, what: string, abort?: AbortController): Promise<T> {
+  // A plugin method that throws before returning a promise fails like one that rejects.
+  const work = Promise.resolve().then(call);
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {

@@ -8,8 +8,10 @@ import type { MemorySearchChunk, MemorySearchHit, MemorySearchStore } from './me
 import { MemorySearchStores } from './memory-search-stores.registry';
 import { withDeadline } from './plugin-store.deadline';
 
-/** Longest a write, count or reset may take before it counts as failed (the queue retries writes). */
+/** Longest a write or reset may take before it counts as failed (the queue retries writes). */
 const WRITE_TIMEOUT_MS = 30_000;
+/** Longest `create` and `count` may take at start-up and for a status read: neither may hold up a start or /doctor. */
+const QUICK_TIMEOUT_MS = 5_000;
 const STATE_FILE = 'store-version.json';
 
 /** What the state file records about a build: the index version plus which store and plugin version filled it. */
@@ -53,7 +55,7 @@ export class PluginStoreIndex implements DerivedIndex, OnApplicationShutdown {
     }
     this.pluginVersion = found.pluginVersion;
     try {
-      this.store = await withDeadline(Promise.resolve(found.definition.create({ settings })), WRITE_TIMEOUT_MS, 'create');
+      this.store = await withDeadline(() => found.definition.create({ settings }), QUICK_TIMEOUT_MS, 'create');
     } catch (e) {
       this.unavailable = `memory store plugin:${id} could not be created: ${(e as Error).message}`;
       this.logger.error(this.unavailable);
@@ -67,14 +69,21 @@ export class PluginStoreIndex implements DerivedIndex, OnApplicationShutdown {
   private async readState(): Promise<StoreState | undefined> {
     const file = join(this.dir, STATE_FILE);
     if (!existsSync(file)) return undefined;
-    const state = JSON.parse(readFileSync(file, 'utf8')) as StoreState;
+    let state: StoreState;
+    try {
+      state = JSON.parse(readFileSync(file, 'utf8')) as StoreState;
+    } catch (e) {
+      this.logger.warn(`memory store plugin:${this.id}: unreadable ${STATE_FILE} (${(e as Error).message}); refilling it`);
+      return undefined;
+    }
     if (state.store !== this.id || state.pluginVersion !== this.pluginVersion) {
       this.logger.log(`memory store plugin:${this.id} was filled by plugin version ${state.pluginVersion}; refilling it`);
       return undefined;
     }
     // Empty: emptied or replaced behind nestclaw's back (or truly empty, when refilling costs nothing).
-    if (this.store?.count) {
-      const held = await withDeadline(this.store.count(), WRITE_TIMEOUT_MS, 'count').catch(() => 0);
+    const count = this.store?.count?.bind(this.store);
+    if (count) {
+      const held = await withDeadline(count, QUICK_TIMEOUT_MS, 'count').catch(() => 0);
       if (held === 0) {
         this.logger.log(`memory store plugin:${this.id} is empty; refilling it from the database`);
         return undefined;
@@ -100,27 +109,28 @@ export class PluginStoreIndex implements DerivedIndex, OnApplicationShutdown {
   }
 
   async rowCount(): Promise<number> {
-    if (!this.store?.count) return this.state?.chunks ?? 0;
-    return withDeadline(this.store.count(), WRITE_TIMEOUT_MS, 'count');
+    const count = this.store?.count?.bind(this.store);
+    if (!count) return this.state?.chunks ?? 0;
+    return withDeadline(count, QUICK_TIMEOUT_MS, 'count');
   }
 
   async apply(memoryIds: string[], rows: IndexRow[]): Promise<void> {
     const store = this.current();
     const kept = new Set(rows.map((r) => r.memoryId));
     const gone = memoryIds.filter((id) => !kept.has(id));
-    if (gone.length) await withDeadline(store.remove(gone), WRITE_TIMEOUT_MS, 'remove');
-    if (rows.length) await withDeadline(store.upsert(rows.map(chunkOf)), WRITE_TIMEOUT_MS, 'upsert');
+    if (gone.length) await withDeadline(() => store.remove(gone), WRITE_TIMEOUT_MS, 'remove');
+    if (rows.length) await withDeadline(() => store.upsert(rows.map(chunkOf)), WRITE_TIMEOUT_MS, 'upsert');
   }
 
   /** The plugin's ranked hits, within `timeoutMs` (then aborted and failed). */
   search(scope: string, agentId: string, query: string, limit: number, timeoutMs: number): Promise<MemorySearchHit[]> {
     const store = this.current();
     const abort = new AbortController();
-    const hits = Promise.resolve().then(() => store.search({ query, scope, agentId, limit, signal: abort.signal }));
-    return withDeadline(hits, timeoutMs, 'search', abort).then((out) =>
-      (Array.isArray(out) ? out : [])
-        .filter((h) => h && h.memoryId && /^\d+$/.test(String(h.chunkId)))
-        .map((h) => ({ chunkId: String(h.chunkId), memoryId: String(h.memoryId) })),
+    return withDeadline(() => store.search({ query, scope, agentId, limit, signal: abort.signal }), timeoutMs, 'search', abort).then(
+      (out) =>
+        (Array.isArray(out) ? out : [])
+          .filter((h) => h && h.memoryId && /^\d+$/.test(String(h.chunkId)))
+          .map((h) => ({ chunkId: String(h.chunkId), memoryId: String(h.memoryId) })),
     );
   }
 
@@ -128,11 +138,12 @@ export class PluginStoreIndex implements DerivedIndex, OnApplicationShutdown {
 
   async startBuild(dims: number | null): Promise<IndexBuild> {
     const store = this.current();
-    if (store.reset) await withDeadline(store.reset(), WRITE_TIMEOUT_MS, 'reset');
+    const reset = store.reset?.bind(store);
+    if (reset) await withDeadline(reset, WRITE_TIMEOUT_MS, 'reset');
     let chunks = 0;
     return {
       add: async (rows) => {
-        if (rows.length) await withDeadline(store.upsert(rows.map(chunkOf)), WRITE_TIMEOUT_MS, 'upsert');
+        if (rows.length) await withDeadline(() => store.upsert(rows.map(chunkOf)), WRITE_TIMEOUT_MS, 'upsert');
         chunks += rows.length;
       },
       finish: async (version) => {
