@@ -26,6 +26,13 @@ export async function memoryChecks(status: () => Promise<MemoryStatus>): Promise
       message: `keyword-only: ${s.embedding.lastError?.message ?? 'index has no vectors yet'}`,
       fix: 'check the embedding model in `nestclaw doctor` providers',
     });
+  if (s.reindex.state === 'failed')
+    checks.push({
+      name: 'memory rebuild',
+      status: 'warn',
+      message: `the last rebuild failed: ${s.reindex.error ?? 'no error recorded'}`,
+      fix: 'fix the cause (for memory.store: plugin:<id>, the plugin must be loaded and trusted); it is retried every 5 minutes',
+    });
   // A recall that gave a turn nothing because its store failed or was too slow (not a mere keyword-only fallback).
   const failed = s.lastFallback && /^(memory store |recall took longer|recall failed)/.test(s.lastFallback.reason);
   if (failed)

@@ -67,7 +67,9 @@ export class ReindexService {
     if (index.matches(expected)) return;
     const why = index.version
       ? `index built with ${describeVersion(index.version)}; expected ${describeVersion(expected)}`
-      : 'no index on disk';
+      : this.indexes.plugin
+        ? `memory store plugin:${this.indexes.plugin.selected} is empty or was filled by another plugin version`
+        : 'no index on disk';
     this.start(why);
   }
 
