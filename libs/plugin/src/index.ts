@@ -1,5 +1,9 @@
 export { PluginModule } from './plugin.module';
 export { PluginService } from './plugin.service';
+export type { PluginChange } from './plugin-change';
+export { installPlugin } from './install/plugin.installer';
+export type { InstalledPlugin } from './install/plugin.installer';
+export { PluginChoicesStore } from './confirmation/plugin-choices.store';
 export { listPlugins } from './plugin.listing';
 export { discoverPlugins, pluginsHome } from './discovery/plugin.discovery';
 export type { DiscoveredPlugin } from './discovery/plugin.discovery';

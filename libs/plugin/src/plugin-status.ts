@@ -32,6 +32,8 @@ export interface PluginStatus {
   /** Tools offered now. */
   tools: string[];
   restarts?: number;
+  /** An untrusted plugin's process (the sandbox's outer process), while one runs. */
+  pid?: number;
   error?: string;
 }
 

@@ -22,8 +22,8 @@ export function pluginChecks(plugins: readonly PluginStatus[]): DoctorCheck[] {
 }
 
 const FIXES: Record<string, string> = {
-  failed: 'fix the plugin (its manifest, entry or config) or disable it (plugins[].enabled: false); see docs/plugins.md',
-  'not-trusted': 'it asks to run inside the gateway: add it to config with trusted: true only if you trust its code',
+  failed: 'fix the plugin (its manifest, entry or config) or disable it: nestclaw plugins disable <name>; see docs/plugins.md',
+  'not-trusted': 'it asks to run inside the gateway: nestclaw plugins trust <name>, only if you trust its code',
   'awaiting-confirmation': 'confirm its permissions with the code printed on the gateway terminal: nestclaw plugins confirm <name> <code>',
   restarting: 'the plugin keeps failing; nestclaw restarts it with backoff (see the gateway log)',
   starting: 'the plugin is starting',

@@ -8,12 +8,15 @@ import { MemorySearchStores } from '@nestclaw/memory';
 import { ProviderRegistry } from '@nestclaw/provider';
 import { ToolRegistry } from '@nestclaw/tool';
 import { withBundledPlugins } from './bundled/bundled-plugins';
+import { PluginChoicesStore } from './confirmation/plugin-choices.store';
 import { PluginGrantsStore } from './confirmation/plugin-grants.store';
 import { DiscoveredPlugin, discoverPlugins } from './discovery/plugin.discovery';
 import { asksForPermissions } from './manifest/plugin-manifest.schema';
+import { PluginChange, stickyParts } from './plugin-change';
 import { pluginChecks } from './plugin.checks';
 import { foundStatus, PluginStatus } from './plugin-status';
 import { PluginToolSource } from './plugin-tool.source';
+import { forgetPluginModules } from './trusted/module-cache';
 import { loadTrustedPlugin, TrustedContributions } from './trusted/trusted-plugin.loader';
 import { UntrustedPluginHost } from './untrusted/untrusted-plugin.host';
 
@@ -48,6 +51,8 @@ export class PluginService implements OnModuleInit, OnApplicationShutdown {
   /** Provider kind (`plugin:<id>`) → the plugin that added it. */
   private readonly providerKinds = new Map<string, string>();
   private grants!: PluginGrantsStore;
+  /** One enable/disable/reload at a time: each sees the state the previous one left. */
+  private changing: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly config: ConfigService,
@@ -67,7 +72,7 @@ export class PluginService implements OnModuleInit, OnApplicationShutdown {
     this.grants = PluginGrantsStore.inHome(home);
     this.plugins = withBundledPlugins(this.config.get(), discoverPlugins(home, this.config.get().plugins));
     this.doctor?.addChecks(() => pluginChecks(this.status()));
-    if (!this.plugins.length) return;
+    // Added even when empty: a plugin installed later is picked up without a restart (reload).
     this.tools.addSource(this.source);
     for (const p of this.plugins) {
       if (p.error) this.logger.error(`plugin ${p.name} is not usable: ${p.error}`);
@@ -92,7 +97,14 @@ export class PluginService implements OnModuleInit, OnApplicationShutdown {
       const host = this.hosts.get(p.name);
       if (host) {
         const h = host.status();
-        return { ...s, state: h.state, tools: h.tools, restarts: h.restarts, ...(h.error ? { error: h.error } : {}) };
+        return {
+          ...s,
+          state: h.state,
+          tools: h.tools,
+          restarts: h.restarts,
+          ...(h.pid ? { pid: h.pid } : {}),
+          ...(h.error ? { error: h.error } : {}),
+        };
       }
       if (this.pending.has(p.name)) return { ...s, state: 'awaiting-confirmation' };
       return s;
@@ -123,6 +135,84 @@ export class PluginService implements OnModuleInit, OnApplicationShutdown {
     this.logger.log(`the owner confirmed plugin ${name}'s permissions`);
     this.startUntrusted(p);
     return this.status().find((s) => s.name === name)!;
+  }
+
+  /**
+   * The owner's enable/disable from the admin API: persisted with the CLI's choices
+   * (`plugins/.choices.json`), then applied now as reload does. Trust is never set here.
+   */
+  setEnabled(name: string, enabled: boolean): Promise<PluginChange> {
+    return this.serial(async () => {
+      if (!this.rediscover().some((p) => p.name === name)) throw this.unknown(name);
+      PluginChoicesStore.inHome(this.config.home).set(name, { enabled });
+      return this.apply(name);
+    });
+  }
+
+  /**
+   * Re-reads one plugin from disk (manifest, config entry, the owner's choices) and applies it now: one
+   * newly installed starts; a disabled one stops at once (its tools leave the registry, so the next turn
+   * no longer offers them; an untrusted one's process is stopped; a trusted one's provider kinds are
+   * unregistered); an enabled one loads, or starts, or asks for a confirmation code. What the caller may
+   * want (trust above all) is never taken from the request: only what the owner wrote on the host.
+   */
+  reload(name: string): Promise<PluginChange> {
+    return this.serial(() => this.apply(name));
+  }
+
+  private async apply(name: string): Promise<PluginChange> {
+    const next = this.rediscover().find((p) => p.name === name);
+    if (!next) throw this.unknown(name);
+    const index = this.plugins.findIndex((p) => p.name === name);
+    const sticky = [this.plugins[index], next].map((p) => p && stickyParts(p)).find(Boolean);
+    if (sticky) {
+      // The channel registry and the memory index take these once, at start: the choice is kept for then.
+      const plugin = index >= 0 ? this.statusOf(name) : foundStatus(next);
+      return { plugin, restartNeeded: `plugin ${name} adds ${sticky}, which a running gateway cannot swap: restart it to apply` };
+    }
+    this.unload(name);
+    if (index >= 0) this.plugins[index] = next;
+    else this.plugins.push(next);
+    if (next.error) this.logger.error(`plugin ${name} is not usable: ${next.error}`);
+    else if (next.enabled && next.manifest?.track === 'trusted') {
+      forgetPluginModules(next.dir);
+      await this.loadTrusted(next);
+    } else if (next.enabled && next.manifest) this.startUntrusted(next);
+    else this.logger.log(`plugin ${name} is disabled`);
+    return { plugin: this.statusOf(name) };
+  }
+
+  private unload(name: string): void {
+    this.hosts.get(name)?.stop();
+    this.hosts.delete(name);
+    this.pending.delete(name);
+    this.failures.delete(name);
+    const done = this.loaded.get(name);
+    if (!done) return;
+    this.loaded.delete(name);
+    this.source.set(name, []);
+    for (const kind of done.providers) {
+      this.providerKinds.delete(kind);
+      this.providers.unregisterKind(kind);
+    }
+  }
+
+  private rediscover(): DiscoveredPlugin[] {
+    return withBundledPlugins(this.config.get(), discoverPlugins(this.config.home, this.config.get().plugins));
+  }
+
+  private statusOf(name: string): PluginStatus {
+    return this.status().find((s) => s.name === name)!;
+  }
+
+  private unknown(name: string): NestclawError {
+    return new NestclawError('not_found', `no plugin "${name}" (folders in $NESTCLAW_HOME/plugins, or plugins: in config)`);
+  }
+
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.changing.then(fn, fn);
+    this.changing = run.catch(() => undefined);
+    return run;
   }
 
   private async loadTrusted(p: DiscoveredPlugin): Promise<void> {

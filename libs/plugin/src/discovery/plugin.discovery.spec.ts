@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PluginChoicesStore } from '../confirmation/plugin-choices.store';
 import { listPlugins } from '../plugin.listing';
 
 const EXAMPLES = join(__dirname, '../../../../examples/plugins');
@@ -40,6 +41,16 @@ describe('plugin discovery (manifests only, no plugin code runs)', () => {
     expect(p).toMatchObject({ name: 'alpha', origin: 'home', trusted: false, state: 'not-trusted' });
     const [marked] = listPlugins(home, [{ path: join(home, 'plugins', 'a'), enabled: true, trusted: true, config: {} }]);
     expect(marked).toMatchObject({ name: 'alpha', origin: 'config', trusted: true, state: 'found' });
+  });
+
+  it("applies the owner's trust/enable choices from plugins/.choices.json over config's entry", () => {
+    const dir = folder('a', { name: 'alpha', version: '1', entry: 'index.js', track: 'trusted', contributes: { tools: ['alpha_x'] } });
+    const choices = PluginChoicesStore.inHome(home);
+    choices.set('alpha', { trusted: true });
+    expect(listPlugins(home, [])[0]).toMatchObject({ trusted: true, state: 'found' });
+    choices.set('alpha', { enabled: false });
+    const [p] = listPlugins(home, [{ path: dir, enabled: true, trusted: false, config: {} }]);
+    expect(p).toMatchObject({ trusted: true, state: 'disabled' });
   });
 
   it('lists every bad manifest as failed with its reason, and goes on with the others', () => {

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { PluginConfigEntry } from '@nestclaw/config';
+import { PluginChoicesStore } from '../confirmation/plugin-choices.store';
 import { checkPluginConfig, readManifest } from '../manifest/manifest.reader';
 import type { PluginManifest } from '../manifest/plugin-manifest.schema';
 import type { PluginApi } from '../trusted/plugin-api';
@@ -81,6 +82,7 @@ export function discoverPlugins(home: string, entries: readonly PluginConfigEntr
     }
   }
   const names = new Set<string>();
+  const choices = PluginChoicesStore.inHome(home);
   for (const p of found) {
     if (p.error) continue;
     const r = readManifest(p.dir);
@@ -96,6 +98,10 @@ export function discoverPlugins(home: string, entries: readonly PluginConfigEntr
       continue;
     }
     names.add(p.name);
+    // The owner's later word (`nestclaw plugins trust|enable|disable`) wins over config's entry.
+    const choice = choices.get(p.name);
+    if (choice?.enabled !== undefined) p.enabled = choice.enabled;
+    if (choice?.trusted !== undefined) p.trusted = choice.trusted;
     try {
       p.error = checkPluginConfig(r.manifest, p.config);
     } catch (e) {

@@ -70,9 +70,10 @@ export class UntrustedPluginHost {
     this.setTools([]);
   }
 
-  status(): { state: PluginState; tools: string[]; restarts: number; error?: string; noise: number; cgroup: boolean } {
+  status(): { state: PluginState; tools: string[]; restarts: number; error?: string; noise: number; cgroup: boolean; pid?: number } {
     return {
       state: this.state,
+      pid: this.proc?.pid,
       tools: this.offered.map((t) => t.name),
       restarts: this.restarts,
       noise: this.noise + (this.rpc?.noise ?? 0),
