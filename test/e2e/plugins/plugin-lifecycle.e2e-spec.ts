@@ -12,6 +12,7 @@ import { createTestDatabase, TestDatabase } from '../../support/test-database';
 
 const ECHO = resolve(__dirname, '../../../examples/plugins/untrusted-echo');
 const HELLO = resolve(__dirname, '../../../examples/plugins/hello-trusted');
+const RELAY = resolve(__dirname, '../../../examples/plugins/relay-chat');
 const TOKEN = 'test-token-plugin-lifecycle';
 
 interface Status {
@@ -52,8 +53,12 @@ describeWithHostTools(['bubblewrap'], 'plugin lifecycle in a running gateway', (
     home = mkdtempSync(join(tmpdir(), 'nestclaw-plugin-life-'));
     scratch = mkdtempSync(join(tmpdir(), 'nestclaw-plugin-life-src-'));
     const config = {
-      models: { fake: { provider: 'openai-compatible', base_url: llm.url, api_key: 'sk-test', model: 'fake-model' } },
-      agents: { default: { tools: ['untrusted-echo.*', 'hello_greet'] } },
+      models: {
+        fake: { provider: 'openai-compatible', base_url: llm.url, api_key: 'sk-test', model: 'fake-model' },
+        echo: { provider: 'plugin:hello-echo', model: 'hello-model' },
+      },
+      providers: { primary: 'fake' },
+      agents: { default: { tools: ['untrusted-echo.*', 'hello_greet', 'asker.*'] } },
     };
     writeFileSync(join(home, 'config.yaml'), stringify(config));
     gw = await spawnGateway({ ...env(), ...(db.url ? { DATABASE_URL: db.url } : {}) });
@@ -144,6 +149,49 @@ describeWithHostTools(['bubblewrap'], 'plugin lifecycle in a running gateway', (
     expect(t.code).toBe(0);
     expect(t.stdout).toContain('The running gateway applied it: hello-trusted is loaded (tools: hello_greet).');
     expect(await call('hello_greet', { name: '世界' })).toBe('tool said: Hello, 世界!');
+  });
+
+  it("disables a trusted plugin at once: its tool gone, its provider's model misconfigured", async () => {
+    const misconfigured = async () =>
+      ((await (await gw.api('/v1/providers')).json()) as { misconfigured: { name: string }[] }).misconfigured.map((m) => m.name);
+    expect(await misconfigured()).not.toContain('echo');
+    const r = await runCli(['plugins', 'disable', 'hello-trusted'], env());
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('The running gateway applied it: hello-trusted is disabled.');
+    expect(await misconfigured()).toContain('echo');
+    expect(await call('hello_greet', { name: 'x' })).toBe('tool said: error: unknown tool "hello_greet"');
+    const back = await gw.api('/v1/plugins/hello-trusted/enable', { method: 'POST' });
+    expect(((await back.json()) as { plugin: Status }).plugin.state).toBe('loaded');
+    expect(await misconfigured()).not.toContain('echo');
+  });
+
+  it('says a restart is needed when trusting a plugin that adds a channel', async () => {
+    expect((await runCli(['plugins', 'install', RELAY], env())).code).toBe(0);
+    const t = await runCli(['plugins', 'trust', 'relay-chat', '--yes'], env());
+    expect(t.code).toBe(0);
+    expect(t.stdout).toContain('plugin relay-chat adds channels (relay), which a running gateway cannot swap: restart it to apply');
+    const res = await gw.api('/v1/plugins/relay-chat/disable', { method: 'POST' });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { restartNeeded?: string }).restartNeeded).toMatch(/restart it to apply/);
+  });
+
+  it('prints a new confirmation code for an installed plugin that asks for permissions, and starts it once confirmed', async () => {
+    const dir = join(scratch, 'asker');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'server.js'), readFileSync(join(ECHO, 'server.js')));
+    const manifest = JSON.parse(readFileSync(join(ECHO, 'nestclaw.plugin.json'), 'utf8')) as Record<string, unknown>;
+    const perms = { network: false, shell: false, fs: [{ path: scratch, mode: 'ro' }] };
+    writeFileSync(join(dir, 'nestclaw.plugin.json'), JSON.stringify({ ...manifest, name: 'asker', permissions: perms }));
+    const r = await runCli(['plugins', 'install', dir], env());
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`permissions: ro ${scratch}`);
+    expect(r.stdout).toContain('The gateway printed a confirmation code on its terminal: nestclaw plugins confirm asker <code>');
+    expect((await plugin('asker'))?.state).toBe('awaiting-confirmation');
+    const code = /plugin asker .* with code ([A-Z0-9]{8}):/s.exec(gw.output())?.[1];
+    expect(code).toBeDefined();
+    const ok = await runCli(['plugins', 'confirm', 'asker', code!], env());
+    expect(ok.code).toBe(0);
+    await inState('asker', 'running');
   });
 
   it('refuses a bad manifest before any plugin code runs, and installs nothing', async () => {
