@@ -187,10 +187,10 @@ export class PluginService implements OnModuleInit, OnApplicationShutdown {
     this.hosts.delete(name);
     this.pending.delete(name);
     this.failures.delete(name);
+    this.source.set(name, []);
     const done = this.loaded.get(name);
     if (!done) return;
     this.loaded.delete(name);
-    this.source.set(name, []);
     for (const kind of done.providers) {
       this.providerKinds.delete(kind);
       this.providers.unregisterKind(kind);
@@ -260,7 +260,10 @@ export class PluginService implements OnModuleInit, OnApplicationShutdown {
       this.askConfirmation(p);
       return;
     }
-    const host = new UntrustedPluginHost(p, this.config.home, (tools) => this.source.set(m.name, tools));
+    // A stopped host's process exits later and reports its tools once more: only the current host speaks for the plugin.
+    const host: UntrustedPluginHost = new UntrustedPluginHost(p, this.config.home, (tools) => {
+      if (this.hosts.get(m.name) === host) this.source.set(m.name, tools);
+    });
     this.hosts.set(m.name, host);
     host.start();
   }

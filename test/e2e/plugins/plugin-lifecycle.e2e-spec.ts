@@ -225,6 +225,8 @@ describeWithHostTools(['bubblewrap'], 'plugin lifecycle in a running gateway', (
     expect(forced.code).toBe(0);
     expect(forced.stdout).toContain('replaced untrusted-echo 1.0.0');
     await inState('untrusted-echo', 'running');
+    // The replaced process exits after the new one started: its last word must not take the new one's tools.
+    expect(await call('echo_text', { text: 'new' })).toBe('tool said: echo: new');
   });
 
   it('refuses a plugin with a symlink leading out of its folder', async () => {
