@@ -151,7 +151,7 @@ describeWithHostTools(['bubblewrap'], 'plugin lifecycle in a running gateway', (
     expect(await call('hello_greet', { name: '世界' })).toBe('tool said: Hello, 世界!');
   });
 
-  it("disables a trusted plugin at once: its tool gone, its provider's model misconfigured", async () => {
+  it("disables (or untrusts) a trusted plugin at once: its tool gone, its provider's model misconfigured", async () => {
     const misconfigured = async () =>
       ((await (await gw.api('/v1/providers')).json()) as { misconfigured: { name: string }[] }).misconfigured.map((m) => m.name);
     expect(await misconfigured()).not.toContain('echo');
@@ -163,6 +163,10 @@ describeWithHostTools(['bubblewrap'], 'plugin lifecycle in a running gateway', (
     const back = await gw.api('/v1/plugins/hello-trusted/enable', { method: 'POST' });
     expect(((await back.json()) as { plugin: Status }).plugin.state).toBe('loaded');
     expect(await misconfigured()).not.toContain('echo');
+    const revoked = await runCli(['plugins', 'trust', 'hello-trusted', '--revoke'], env());
+    expect(revoked.stdout).toContain('The running gateway applied it: hello-trusted is not-trusted.');
+    expect(await call('hello_greet', { name: 'x' })).toBe('tool said: error: unknown tool "hello_greet"');
+    expect(await misconfigured()).toContain('echo');
   });
 
   it('says a restart is needed when trusting a plugin that adds a channel', async () => {

@@ -54,8 +54,9 @@ export function pluginsCommand(): Command {
     .description("let a trusted-track plugin run inside the gateway, with the gateway's rights (asks first on a terminal)")
     .argument('<name>', 'the plugin')
     .option('-y, --yes', 'do not ask')
+    .option('--revoke', 'take the trust back: the plugin is unloaded (now in a running gateway)')
     .option('-u, --url <url>', URL_HELP)
-    .action((name: string, opts: { yes?: boolean; url?: string }) => run(() => trust(name, opts))());
+    .action((name: string, opts: { yes?: boolean; revoke?: boolean; url?: string }) => run(() => trust(name, opts))());
   for (const enabled of [true, false])
     plugins
       .command(enabled ? 'enable' : 'disable')
@@ -120,8 +121,14 @@ async function install(source: string, opts: { force?: boolean; url?: string }):
   return 0;
 }
 
-async function trust(name: string, opts: { yes?: boolean; url?: string }): Promise<number> {
+async function trust(name: string, opts: { yes?: boolean; revoke?: boolean; url?: string }): Promise<number> {
   const p = find(name);
+  if (opts.revoke) {
+    PluginChoicesStore.inHome(nestclawHome()).set(name, { trusted: false });
+    out(green(`✔ ${name} is no longer trusted`));
+    await tellGateway(name, opts.url);
+    return 0;
+  }
   if (p.track !== 'trusted') throw new Error(`${name} runs on the untrusted track (a sandboxed process): there is nothing to trust`);
   if (!opts.yes) {
     if (!process.stdin.isTTY) throw new Error('trusting a plugin asks for confirmation on a terminal; pass --yes to skip it');
