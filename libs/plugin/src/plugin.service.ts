@@ -143,7 +143,12 @@ export class PluginService implements OnModuleInit, OnApplicationShutdown {
    */
   setEnabled(name: string, enabled: boolean): Promise<PluginChange> {
     return this.serial(async () => {
-      if (!this.rediscover().some((p) => p.name === name)) throw this.unknown(name);
+      const found = this.rediscover().find((p) => p.name === name);
+      if (!found) throw this.unknown(name);
+      // Its channel's `enabled` in config decides a bundled plugin; a choice here would be ignored at the next start.
+      if (found.origin === 'bundled') {
+        throw new NestclawError('conflict', `plugin ${name} is bundled with nestclaw: set channels.${name}.enabled in config.yaml instead`);
+      }
       PluginChoicesStore.inHome(this.config.home).set(name, { enabled });
       return this.apply(name);
     });

@@ -225,5 +225,11 @@ describe('Slack channel (@slack/socket-mode and @slack/web-api against a fake We
     ]);
     const { checks } = (await (await h.api('/doctor')).json()) as { checks: { name: string; status: string }[] };
     expect(checks.find((c) => c.name === 'plugin slack')?.status).toBe('ok');
+    // Config decides a bundled plugin: the plugins API refuses to disable it rather than keep a choice nothing reads.
+    const refused = await h.api('/v1/plugins/slack/disable', { json: {} });
+    expect(refused.status).toBe(409);
+    expect(await refused.json()).toEqual({
+      error: { code: 'conflict', message: 'plugin slack is bundled with nestclaw: set channels.slack.enabled in config.yaml instead' },
+    });
   });
 });
