@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { replaceFileWhole } from '@nestclaw/common';
 import type { DerivedIndex, IndexBuild } from './derived-index';
 import type { IndexRow } from './index-arrow';
 import { IndexVersion, sameVersion, StoredIndexVersion } from './index-version';
@@ -157,8 +158,7 @@ export class PluginStoreIndex implements DerivedIndex, OnApplicationShutdown {
           chunks,
         };
         const file = join(this.dir, STATE_FILE);
-        writeFileSync(`${file}.tmp`, JSON.stringify(state, null, 2));
-        renameSync(`${file}.tmp`, file);
+        replaceFileWhole(file, JSON.stringify(state, null, 2), 0o644);
         this.state = state;
       },
       abandon: async () => {

@@ -1,5 +1,5 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
+import { OwnerRecordFile } from './owner-record.file';
 
 /** The owner's choice for one plugin; an unset key leaves config's `plugins:` entry (or the default) in force. */
 export interface PluginChoice {
@@ -15,31 +15,23 @@ export interface PluginChoice {
  * Trust is written only by the CLI on the host; the gateway writes `enabled` alone.
  */
 export class PluginChoicesStore {
-  constructor(private readonly file: string) {}
+  private readonly file: OwnerRecordFile<PluginChoice>;
+
+  constructor(file: string) {
+    this.file = new OwnerRecordFile(file);
+  }
 
   static inHome(home: string): PluginChoicesStore {
     return new PluginChoicesStore(join(home, 'plugins', '.choices.json'));
   }
 
   get(plugin: string): PluginChoice | undefined {
-    return this.read()[plugin];
+    return this.file.read()[plugin];
   }
 
   set(plugin: string, choice: PluginChoice): void {
-    const all = this.read();
+    const all = this.file.read();
     all[plugin] = { ...all[plugin], ...choice };
-    mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 });
-    const tmp = `${this.file}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(all, null, 2), { mode: 0o600 });
-    renameSync(tmp, this.file);
-  }
-
-  private read(): Record<string, PluginChoice> {
-    try {
-      const parsed = JSON.parse(readFileSync(this.file, 'utf8')) as unknown;
-      return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, PluginChoice>) : {};
-    } catch {
-      return {};
-    }
+    this.file.write(all);
   }
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { PluginPermissions } from '../manifest/plugin-manifest.schema';
+import { OwnerRecordFile } from './owner-record.file';
 
 interface Grant {
   /** sha256 of the confirmed permissions: a manifest that asks for more (or other) needs a new confirmation. */
@@ -25,32 +25,24 @@ export function permissionsFingerprint(p: PluginPermissions): string {
  * through the authenticated API; a changed permission list no longer matches its grant.
  */
 export class PluginGrantsStore {
-  constructor(private readonly file: string) {}
+  private readonly file: OwnerRecordFile<Grant>;
+
+  constructor(file: string) {
+    this.file = new OwnerRecordFile(file);
+  }
 
   static inHome(home: string): PluginGrantsStore {
     return new PluginGrantsStore(join(home, 'plugins', '.grants.json'));
   }
 
   granted(plugin: string, permissions: PluginPermissions): boolean {
-    const g = this.read()[plugin];
+    const g = this.file.read()[plugin];
     return !!g && g.permissions === permissionsFingerprint(permissions);
   }
 
   grant(plugin: string, permissions: PluginPermissions): void {
-    const all = this.read();
+    const all = this.file.read();
     all[plugin] = { permissions: permissionsFingerprint(permissions), confirmedAt: new Date().toISOString() };
-    mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 });
-    const tmp = `${this.file}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(all, null, 2), { mode: 0o600 });
-    renameSync(tmp, this.file);
-  }
-
-  private read(): Record<string, Grant> {
-    try {
-      const parsed = JSON.parse(readFileSync(this.file, 'utf8')) as unknown;
-      return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, Grant>) : {};
-    } catch {
-      return {};
-    }
+    this.file.write(all);
   }
 }
