@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { ChannelRegistry } from '@nestclaw/channel';
-import { ConfigService, NestclawConfig } from '@nestclaw/config';
+import { BUILT_IN_CHANNELS, ConfigService, isBuiltInChannel, NestclawConfig } from '@nestclaw/config';
 import { DatabaseService } from '@nestclaw/db';
 import { ExecutorSelector, SandboxStatus } from '@nestclaw/tool';
 
@@ -13,8 +13,6 @@ export interface StartupFacts {
   /** Channels trusted plugins added (the built-in ones are read from config). */
   pluginChannels?: string[];
 }
-
-const BUILT_IN_CHANNELS: readonly string[] = ['telegram', 'discord', 'feishu', 'slack'];
 
 export const NO_MODEL_HELP =
   'no model configured: set OPENAI_API_KEY (and OPENAI_BASE_URL, NESTCLAW_MODEL for another OpenAI-compatible service) or add models: to config.yaml';
@@ -60,7 +58,7 @@ function sandbox(status: SandboxStatus): string {
 /** The lines printed once the gateway is ready, in the order a newcomer reads them. */
 export function startupSummaryLines(facts: StartupFacts): string[] {
   const { config, database } = facts;
-  const builtIn = (['telegram', 'discord', 'feishu', 'slack'] as const).filter((c) => config.channels[c].enabled);
+  const builtIn = BUILT_IN_CHANNELS.filter((c) => config.channels[c].enabled);
   const channels = [...builtIn, ...(facts.pluginChannels ?? []).map((c) => `${c} (plugin)`)];
   return [
     `listening on ${facts.url}`,
@@ -88,6 +86,6 @@ export async function gatherStartupFacts(app: INestApplication, url: string): Pr
       .get(ChannelRegistry)
       .list()
       .map((a) => a.id)
-      .filter((id) => !BUILT_IN_CHANNELS.includes(id)),
+      .filter((id) => !isBuiltInChannel(id)),
   };
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { agentSchema, agentsSchema } from './schema/agents.schema';
 import { bindingsSchema } from './schema/bindings.schema';
 import { channelsSchema } from './schema/channels.schema';
-export { pluginChannelConfig } from './schema/channels.schema';
+export { BUILT_IN_CHANNELS, isBuiltInChannel, pluginChannelConfig } from './schema/channels.schema';
 import { clisSchema } from './schema/clis.schema';
 import { databaseSchema } from './schema/database.schema';
 import { logSchema } from './schema/log.schema';

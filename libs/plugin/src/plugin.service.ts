@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationShutdown, OnModuleInit, Optional } fro
 import { randomInt } from 'node:crypto';
 import type { ChannelAdapter } from '@nestclaw/channel';
 import { NestclawError } from '@nestclaw/common';
-import { ConfigService } from '@nestclaw/config';
+import { ConfigService, isBuiltInChannel } from '@nestclaw/config';
 import { DoctorService } from '@nestclaw/doctor';
 import { MemorySearchStores } from '@nestclaw/memory';
 import { ProviderRegistry } from '@nestclaw/provider';
@@ -22,7 +22,6 @@ import { UntrustedPluginHost } from './untrusted/untrusted-plugin.host';
 
 const CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
 const CONFIRM_TTL_MS = 10 * 60_000;
-const BUILT_IN_CHANNELS: readonly string[] = ['telegram', 'discord', 'feishu', 'slack'];
 
 interface Pending {
   code: string;
@@ -240,7 +239,7 @@ export class PluginService implements OnModuleInit, OnApplicationShutdown {
         },
         registerChannel: (adapter) => {
           // A plugin cannot stand in for a built-in channel (bundled ones add theirs) or another plugin's: it fails instead.
-          const builtIn = p.origin !== 'bundled' && BUILT_IN_CHANNELS.includes(adapter.id);
+          const builtIn = p.origin !== 'bundled' && isBuiltInChannel(adapter.id);
           if (builtIn || this.channelAdapters.some((a) => a.id === adapter.id))
             throw new Error(`channel id "${adapter.id}" is already taken`);
           this.channelAdapters.push(adapter);

@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { isDeepStrictEqual } from 'node:util';
-import { ConfigService, NestclawConfig } from '@nestclaw/config';
+import { BUILT_IN_CHANNELS, ConfigService, isBuiltInChannel, NestclawConfig } from '@nestclaw/config';
 import { channelPairingCode, normalizeCode } from './pairing-code';
 import { wrongPairingCode } from './security.errors';
 
@@ -21,7 +21,7 @@ export interface SensitiveSettings {
 
 export function pickSensitive(cfg: NestclawConfig): SensitiveSettings {
   const channels: Record<string, ChannelAccessSettings> = {};
-  for (const id of ['telegram', 'discord', 'feishu', 'slack'] as const) {
+  for (const id of BUILT_IN_CHANNELS) {
     const c = cfg.channels[id];
     channels[id] = { allow_from: c.allow_from, approvers: c.approvers, group_policy: c.group_policy, require_mention: c.require_mention };
   }
@@ -30,8 +30,7 @@ export function pickSensitive(cfg: NestclawConfig): SensitiveSettings {
   return { channels, rate_limit: cfg.security.rate_limit };
 }
 
-const BUILT_IN_CHANNELS: readonly string[] = ['telegram', 'discord', 'feishu', 'slack'];
-const sectionOf = (id: string) => (BUILT_IN_CHANNELS.includes(id) ? `channels.${id}` : `channels.plugins.${id}`);
+const sectionOf = (id: string) => (isBuiltInChannel(id) ? `channels.${id}` : `channels.plugins.${id}`);
 
 function changedKeys(a: SensitiveSettings, b: SensitiveSettings): string[] {
   const out: string[] = [];

@@ -77,21 +77,9 @@ function print(plugins: readonly PluginStatus[]): void {
     out(`${p.name}${p.version ? ` ${p.version}` : ''}  ${p.track ?? '?'}${p.trusted ? ' (marked trusted)' : ''}  ${state}`);
     out(dim(`  ${p.dir || '(not installed)'}`));
     if (p.error) out(red(`  ${p.error}`));
-    const c = p.contributes;
-    if (c) {
-      const parts = [
-        c.tools.length ? `tools: ${c.tools.join(', ')}` : '',
-        c.providers.length ? `providers: ${c.providers.map((id) => `plugin:${id}`).join(', ')}` : '',
-        c.channels.length ? `channels: ${c.channels.join(', ')}` : '',
-        c.memoryStore ? 'memory store' : '',
-      ].filter(Boolean);
-      if (parts.length) out(`  ${parts.join('; ')}`);
-    }
-    const perm = p.permissions;
-    if (perm && p.track === 'untrusted') {
-      const asks = [perm.network ? 'network' : '', perm.shell ? 'shell' : '', ...perm.fs.map((g) => `${g.mode} ${g.path}`)].filter(Boolean);
-      out(`  permissions: ${asks.join(', ') || 'none (closed sandbox)'}`);
-    }
+    const parts = p.contributes ? contributions(p.contributes) : [];
+    if (parts.length) out(`  ${parts.join('; ')}`);
+    if (p.permissions && p.track === 'untrusted') out(`  permissions: ${permissionAsks(p.permissions)}`);
   }
 }
 
@@ -174,18 +162,24 @@ async function tellGateway(name: string, url?: string): Promise<void> {
 }
 
 function describe(m: PluginManifest): void {
-  const c = m.contributes;
-  const parts = [
+  out(`  track: ${m.track}`);
+  out(`  contributes: ${contributions(m.contributes).join('; ') || 'nothing'}`);
+  if (m.track === 'untrusted') out(`  permissions: ${permissionAsks(m.permissions)}`);
+  else out('  permissions: everything the gateway may do, once trusted');
+}
+
+/** What a manifest says the plugin adds, one phrase per kind (`tools: a, b`). */
+function contributions(c: PluginManifest['contributes']): string[] {
+  return [
     c.tools.length ? `tools: ${c.tools.join(', ')}` : '',
     c.providers.length ? `providers: ${c.providers.map((id) => `plugin:${id}`).join(', ')}` : '',
     c.channels.length ? `channels: ${c.channels.join(', ')}` : '',
     c.memoryStore ? 'memory store' : '',
   ].filter(Boolean);
-  out(`  track: ${m.track}`);
-  out(`  contributes: ${parts.join('; ') || 'nothing'}`);
-  const perm = m.permissions;
-  if (m.track === 'untrusted') {
-    const asks = [perm.network ? 'network' : '', perm.shell ? 'shell' : '', ...perm.fs.map((g) => `${g.mode} ${g.path}`)].filter(Boolean);
-    out(`  permissions: ${asks.join(', ') || 'none (closed sandbox)'}`);
-  } else out('  permissions: everything the gateway may do, once trusted');
+}
+
+/** The permissions an untrusted plugin asks for, as a list (or that it asks for none). */
+function permissionAsks(perm: PluginManifest['permissions']): string {
+  const asks = [perm.network ? 'network' : '', perm.shell ? 'shell' : '', ...perm.fs.map((g) => `${g.mode} ${g.path}`)].filter(Boolean);
+  return asks.join(', ') || 'none (closed sandbox)';
 }

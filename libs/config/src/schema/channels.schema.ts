@@ -56,7 +56,10 @@ const slackSchema = channelSchema.omit({ token: true, poll_timeout: true }).exte
 });
 export type SlackChannelConfig = z.output<typeof slackSchema>;
 
-const BUILT_IN_CHANNELS = ['telegram', 'discord', 'feishu', 'slack'];
+/** The chat platforms nestclaw ships, each with its own section under `channels` (plugin channels go under `channels.plugins`). */
+export const BUILT_IN_CHANNELS = ['telegram', 'discord', 'feishu', 'slack'] as const;
+export const isBuiltInChannel = (id: string): id is (typeof BUILT_IN_CHANNELS)[number] =>
+  (BUILT_IN_CHANNELS as readonly string[]).includes(id);
 
 /**
  * Who may talk on a channel a trusted plugin adds (docs/plugins.md), by its channel id: the same access
@@ -66,12 +69,15 @@ const BUILT_IN_CHANNELS = ['telegram', 'discord', 'feishu', 'slack'];
 const pluginChannelSchema = channelSchema.pick({ allow_from: true, approvers: true, group_policy: true, require_mention: true });
 export type PluginChannelAccessConfig = z.output<typeof pluginChannelSchema>;
 
+/** The built-in channels' defaults, parsed once (a plugin channel's settings are read per message). */
+let channelDefaults: ChannelConfig | undefined;
+
 /**
  * A plugin channel's settings as the channel lib reads a built-in's: the defaults (edit interval, file
  * size limit), with its access section. It is enabled: it exists because a trusted plugin added it.
  */
 export function pluginChannelConfig(access: PluginChannelAccessConfig | undefined): ChannelConfig {
-  return { ...channelSchema.parse({}), ...(access ?? {}), enabled: true };
+  return { ...(channelDefaults ??= channelSchema.parse({})), ...(access ?? {}), enabled: true };
 }
 
 export const channelsSchema = z
@@ -87,7 +93,7 @@ export const channelsSchema = z
         z
           .string()
           .regex(/^[a-z][a-z0-9-]{0,39}$/, 'a channel id: lower-case letters, digits and -')
-          .refine((id) => !BUILT_IN_CHANNELS.includes(id), 'is a built-in channel: set its access under channels.<id>'),
+          .refine((id) => !isBuiltInChannel(id), 'is a built-in channel: set its access under channels.<id>'),
         pluginChannelSchema,
       )
       .default({}),
