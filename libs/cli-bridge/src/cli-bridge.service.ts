@@ -19,6 +19,8 @@ export interface CliMessage {
   turnId?: string;
   signal?: AbortSignal;
   onApproval: (a: Approval) => void;
+  /** What the CLI is doing while it works (plain text, replaced each time): shown as the chat's preview. */
+  onProgress?: (text: string) => void;
   /**
    * The chat message's inbound key: kept on the binding while the CLI is on it, so that after a crash
    * (`recovered`) the bridge reads the answer of a message already typed instead of typing it again.
@@ -105,6 +107,7 @@ export class CliBridge {
           endpointId: m.caller.senderId,
           signal: m.signal,
           onApproval: m.onApproval,
+          onProgress: m.onProgress,
         };
         const inboundKey = m.inboundKey;
         const result = resumed

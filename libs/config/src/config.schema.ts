@@ -27,7 +27,7 @@ export type { ChannelConfig, FeishuChannelConfig, PluginChannelAccessConfig, Sla
 export type { BindingConfig } from './schema/bindings.schema';
 export type { MemoryConfig } from './schema/memory.schema';
 export type { CliConfig } from './schema/clis.schema';
-export { CLI_KINDS } from './schema/clis.schema';
+export { CLI_KINDS, CLI_MODES } from './schema/clis.schema';
 export type { McpServerConfig } from './schema/mcp.schema';
 export type { PluginConfigEntry } from './schema/plugins.schema';
 export type { WebhookConfig } from './schema/webhooks.schema';

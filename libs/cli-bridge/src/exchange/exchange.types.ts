@@ -12,6 +12,8 @@ export interface ExchangeScope {
   signal?: AbortSignal;
   /** A question on the screen became this approval: show it (buttons) where the message came from. */
   onApproval: (a: Approval) => void;
+  /** What the CLI is doing now (a tool it runs, the screen's last words), in plain text: the chat's preview. */
+  onProgress?: (text: string) => void;
 }
 
 /** How one message to a CLI ended. */

@@ -5,6 +5,7 @@ describe('clis: config', () => {
     expect(clisSchema.parse({ mycli: { command: 'mycli', allowed_dirs: ['/srv/app'] } })).toEqual({
       mycli: {
         kind: 'generic',
+        mode: 'tmux',
         command: 'mycli',
         args: [],
         env: {},
@@ -26,8 +27,10 @@ describe('clis: config', () => {
     expect(clisSchema.safeParse({ c: { command: 'c', allowed_dirs: ['src'] } }).success).toBe(false);
   });
 
-  it('refuses kinds not built yet and names that cannot be part of a tmux session name', () => {
-    expect(clisSchema.safeParse({ c: { kind: 'gemini', command: 'gemini', allowed_dirs: ['/a'] } }).success).toBe(false);
+  it('refuses kinds and modes it does not know, and names that cannot be part of a tmux session name', () => {
+    expect(clisSchema.safeParse({ c: { kind: 'aider', command: 'aider', allowed_dirs: ['/a'] } }).success).toBe(false);
+    expect(clisSchema.safeParse({ c: { kind: 'gemini', command: 'gemini', allowed_dirs: ['/a'], mode: 'pty' } }).success).toBe(false);
+    expect(clisSchema.parse({ c: { kind: 'gemini', command: 'gemini', allowed_dirs: ['/a'] } }).c.mode).toBe('tmux');
     expect(clisSchema.safeParse({ c: { kind: 'claude-code', command: 'claude', allowed_dirs: ['/a'] } }).success).toBe(true);
     expect(clisSchema.safeParse({ 'my.cli': { command: 'c', allowed_dirs: ['/a'] } }).success).toBe(false);
   });

@@ -3,18 +3,24 @@ import { z } from 'zod';
 import { duration, secret } from './field-types';
 
 /**
- * Kinds of coding CLI the bridge knows: `generic` (screen-driven over tmux) and `claude-code` (the
- * same, plus its Stop hook: it says when it finished and what it answered). Other names (gemini, codex,
- * opencode) are refused, so configs written for adapters not built yet fail loudly instead of meaning
- * something else later.
+ * Kinds of coding CLI the bridge knows. Every kind is driven over tmux and read from the screen; a kind
+ * with hooks also says when it finished and what it answered: `claude-code` (its Stop hook), `gemini`
+ * (its AfterAgent hook), `codex` (its notify program). `opencode` and `generic` are screen-only.
  */
-export const CLI_KINDS = ['generic', 'claude-code'] as const;
+export const CLI_KINDS = ['generic', 'claude-code', 'gemini', 'codex', 'opencode'] as const;
+
+/**
+ * How the bridge talks to a CLI: `tmux` (the terminal, any CLI) or `acp` (the Agent Client Protocol
+ * over the program's stdin and stdout: Gemini CLI with `--acp`, Claude Code through its ACP adapter).
+ */
+export const CLI_MODES = ['tmux', 'acp'] as const;
 
 /** Names that become part of a tmux session name (`nestclaw-<cli>-<n>`): no dots, colons or spaces. */
 const cliName = /^[a-z][a-z0-9_-]{0,31}$/;
 
 const cliSchema = z.strictObject({
   kind: z.enum(CLI_KINDS).default('generic'),
+  mode: z.enum(CLI_MODES).default('tmux'),
   /** The program, run without a shell (arguments are passed as a list). */
   command: z.string().min(1),
   args: z.array(z.string()).default([]),
