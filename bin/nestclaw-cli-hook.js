@@ -1,20 +1,20 @@
 #!/usr/bin/env node
 'use strict';
-// Claude Code runs this for its Stop and Notification hooks when the CLI bridge starts it
-// (libs/cli-bridge/src/hooks/cli-hooks.ts): the hook's JSON input becomes one line of
-// <dir>/events.jsonl, which the bridge reads to know the CLI finished and what it answered. It prints
-// nothing and always exits 0, so it can never change what Claude Code does.
+// A coding CLI's hooks run this when the CLI bridge starts it (libs/cli-bridge/src/hooks/): the event
+// becomes one line of <dir>/events.jsonl, which the bridge reads to know the CLI finished, what it
+// answered and which tool it runs. Claude Code and Gemini CLI give the event as JSON on stdin (Gemini
+// wants JSON back: `--json` prints `{}`); Codex's notify program gets it as its last argument. It
+// always exits 0 and prints no decision, so it can never change what the CLI does.
+//   nestclaw-cli-hook.js <dir> [--json] [<event JSON>]
 const { appendFileSync } = require('node:fs');
 const { join } = require('node:path');
 
 const MAX_INPUT = 8 * 1024 * 1024;
-const dir = process.argv[2];
-let input = '';
-process.stdin.setEncoding('utf8');
-process.stdin.on('data', (chunk) => {
-  if (input.length < MAX_INPUT) input += chunk;
-});
-process.stdin.on('end', () => {
+const [dir, ...rest] = process.argv.slice(2);
+const replyJson = rest.includes('--json');
+const given = rest.find((a) => a.startsWith('{'));
+
+function report(input) {
   try {
     const event = JSON.parse(input);
     if (dir && event && typeof event === 'object') {
@@ -23,4 +23,17 @@ process.stdin.on('end', () => {
   } catch {
     // Not JSON, or the folder is gone (the session was ended): nothing to report.
   }
-});
+  if (replyJson) process.stdout.write('{}');
+}
+
+if (given !== undefined) {
+  // Codex: the event is the argument, and stdin may be a terminal that never ends.
+  report(given);
+} else {
+  let input = '';
+  process.stdin.setEncoding('utf8');
+  process.stdin.on('data', (chunk) => {
+    if (input.length < MAX_INPUT) input += chunk;
+  });
+  process.stdin.on('end', () => report(input));
+}

@@ -1,21 +1,27 @@
-import { spawnSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CliConfig, ConfigService } from '@nestclaw/config';
 import { CliHooks } from './cli-hooks';
+import type { HookInstall } from './hook-installs';
+
+type HookSettings = { hooks: Record<string, { hooks: { command: string }[] }[]> };
 
 describe('CliHooks', () => {
   let home: string;
   let hooks: CliHooks;
   const claude = { kind: 'claude-code' } as CliConfig;
-  const events = () => join(home, 'cli-hooks', 'nestclaw-claude-1', 'events.jsonl');
-  /** What Claude Code does with a hook: runs its command through a shell with the event's JSON on stdin. */
-  const runHook = (args: string[], event: unknown) => {
-    const command = (JSON.parse(args[1]) as { hooks: { Stop: { hooks: { command: string }[] }[] } }).hooks.Stop[0].hooks[0].command;
-    const r = spawnSync('/bin/sh', ['-c', command], { input: JSON.stringify(event) });
+  const gemini = { kind: 'gemini' } as CliConfig;
+  const codex = { kind: 'codex' } as CliConfig;
+  const events = (session = 'nestclaw-claude-1') => join(home, 'cli-hooks', session, 'events.jsonl');
+  const claudeCommand = (install: HookInstall, event = 'Stop') =>
+    (JSON.parse(install.args[1]) as HookSettings).hooks[event][0].hooks[0].command;
+  /** What Claude Code and Gemini CLI do with a hook: run its command through a shell with the event's JSON on stdin. */
+  const runShellHook = (command: string, event: unknown) => {
+    const r = spawnSync('/bin/sh', ['-c', command], { input: typeof event === 'string' ? event : JSON.stringify(event) });
     expect(r.status).toBe(0);
-    expect(r.stdout.toString()).toBe('');
+    return r.stdout.toString();
   };
 
   beforeEach(() => {
@@ -24,34 +30,75 @@ describe('CliHooks', () => {
   });
   afterEach(() => rmSync(home, { recursive: true, force: true }));
 
-  it('installs no hooks for a generic CLI', () => {
-    expect(hooks.prepare('nestclaw-x-1', { kind: 'generic' } as CliConfig)).toEqual([]);
-    expect(hooks.mark('nestclaw-x-1', { kind: 'generic' } as CliConfig)).toBeUndefined();
+  it('installs no hooks for a generic CLI or OpenCode', () => {
+    for (const kind of ['generic', 'opencode'] as const) {
+      expect(hooks.prepare('nestclaw-x-1', { kind } as CliConfig)).toEqual({ args: [], env: {} });
+      expect(hooks.mark('nestclaw-x-1', { kind } as CliConfig)).toBeUndefined();
+    }
   });
 
   it("gives Claude Code a Stop hook whose report is the answer, in any language, after the message's mark", () => {
-    const args = hooks.prepare('nestclaw-claude-1', claude);
-    expect(args[0]).toBe('--settings');
-    runHook(args, { hook_event_name: 'Stop', last_assistant_message: 'an older answer' });
+    const install = hooks.prepare('nestclaw-claude-1', claude);
+    expect(install.args[0]).toBe('--settings');
+    const run = (event: unknown) => expect(runShellHook(claudeCommand(install), event)).toBe('');
+    run({ hook_event_name: 'Stop', last_assistant_message: 'an older answer' });
     const mark = hooks.mark('nestclaw-claude-1', claude)!;
     expect(hooks.stoppedSince('nestclaw-claude-1', mark)).toBeUndefined();
-    runHook(args, { hook_event_name: 'Notification', message: 'Claude needs your permission to use Bash' });
+    run({ hook_event_name: 'Notification', message: 'Claude needs your permission to use Bash' });
     expect(hooks.stoppedSince('nestclaw-claude-1', mark)).toBeUndefined();
-    runHook(args, { hook_event_name: 'Stop', last_assistant_message: '**完成了**: `made.txt`\n' });
+    run({ hook_event_name: 'Stop', last_assistant_message: '**完成了**: `made.txt`\n' });
     expect(hooks.stoppedSince('nestclaw-claude-1', mark)).toEqual({ text: '**完成了**: `made.txt`' });
   });
 
-  it('waits for a line the hook is still writing, and ignores input that is not JSON', () => {
-    const args = hooks.prepare('nestclaw-claude-1', claude);
+  it("reports the tool Claude Code is about to run as the chat's progress line, the newest one winning", () => {
+    const install = hooks.prepare('nestclaw-claude-1', claude);
     const mark = hooks.mark('nestclaw-claude-1', claude)!;
-    const r = spawnSync(
-      '/bin/sh',
-      ['-c', (JSON.parse(args[1]) as { hooks: { Stop: { hooks: { command: string }[] }[] } }).hooks.Stop[0].hooks[0].command],
-      {
-        input: 'not json',
-      },
+    expect(hooks.progressSince('nestclaw-claude-1', mark)).toBeUndefined();
+    const pre = claudeCommand(install, 'PreToolUse');
+    runShellHook(pre, { hook_event_name: 'PreToolUse', tool_name: 'Read', tool_input: { file_path: '/srv/app/日志.txt' } });
+    runShellHook(pre, { hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'npm test\n  -- --ci' } });
+    expect(hooks.progressSince('nestclaw-claude-1', mark)).toBe('🔧 Bash: npm test -- --ci');
+  });
+
+  it('gives Gemini CLI its hooks in a system settings file of its own, answered with JSON', () => {
+    const install = hooks.prepare('nestclaw-gem-1', gemini);
+    expect(install.args).toEqual([]);
+    const file = install.env.GEMINI_CLI_SYSTEM_SETTINGS_PATH;
+    expect(file).toBe(join(home, 'cli-hooks', 'nestclaw-gem-1', 'gemini-settings.json'));
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const settings = JSON.parse(readFileSync(file, 'utf8')) as HookSettings;
+    expect(Object.keys(settings.hooks).sort()).toEqual(['AfterAgent', 'BeforeTool', 'Notification']);
+    const mark = hooks.mark('nestclaw-gem-1', gemini)!;
+    const command = settings.hooks.AfterAgent[0].hooks[0].command;
+    expect(runShellHook(command, { hook_event_name: 'BeforeTool', tool_name: 'run_shell_command', tool_input: { command: 'ls' } })).toBe(
+      '{}',
     );
-    expect(r.status).toBe(0);
+    expect(hooks.progressSince('nestclaw-gem-1', mark)).toBe('🔧 run_shell_command: ls');
+    expect(hooks.stoppedSince('nestclaw-gem-1', mark)).toBeUndefined();
+    runShellHook(command, { hook_event_name: 'AfterAgent', prompt: 'hi', prompt_response: '你好！' });
+    expect(hooks.stoppedSince('nestclaw-gem-1', mark)).toEqual({ text: '你好！' });
+  });
+
+  it('gives Codex a notify program that reads the event from its last argument, not from stdin', async () => {
+    const install = hooks.prepare('nestclaw-codex-1', codex);
+    expect(install.args[0]).toBe('-c');
+    const m = /^notify=(\[.*\])$/.exec(install.args[1]);
+    expect(m).not.toBeNull();
+    const argv = JSON.parse(m![1]) as string[];
+    const mark = hooks.mark('nestclaw-codex-1', codex)!;
+    const event = { type: 'agent-turn-complete', 'turn-id': '1', 'last-assistant-message': 'Done: 3 files.' };
+    // stdin stays open, as a terminal would: the program must not wait on it.
+    const child = spawn(argv[0], [...argv.slice(1), JSON.stringify(event)], { stdio: ['pipe', 'ignore', 'ignore'] });
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    child.stdin.destroy();
+    expect(code).toBe(0);
+    expect(hooks.stoppedSince('nestclaw-codex-1', mark)).toEqual({ text: 'Done: 3 files.' });
+  });
+
+  it('waits for a line the hook is still writing, and ignores input that is not JSON', () => {
+    const install = hooks.prepare('nestclaw-claude-1', claude);
+    const mark = hooks.mark('nestclaw-claude-1', claude)!;
+    runShellHook(claudeCommand(install), 'not json');
     expect(existsSync(events())).toBe(false);
     appendFileSync(events(), '{"hook_event_name":"Stop","last_assis');
     expect(hooks.stoppedSince('nestclaw-claude-1', mark)).toBeUndefined();
@@ -60,8 +107,8 @@ describe('CliHooks', () => {
   });
 
   it('starts each run of a session with no events, and removes them when it ends', () => {
-    const args = hooks.prepare('nestclaw-claude-1', claude);
-    runHook(args, { hook_event_name: 'Stop', last_assistant_message: 'x' });
+    const install = hooks.prepare('nestclaw-claude-1', claude);
+    runShellHook(claudeCommand(install), { hook_event_name: 'Stop', last_assistant_message: 'x' });
     expect(readFileSync(events(), 'utf8')).toContain('"x"');
     hooks.prepare('nestclaw-claude-1', claude);
     expect(hooks.mark('nestclaw-claude-1', claude)).toBe(0);

@@ -1,13 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { chownSync, closeSync, existsSync, fstatSync, mkdirSync, openSync, readSync, rmSync } from 'node:fs';
+import { chownSync, closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '@nestclaw/common';
 import { CliConfig, ConfigService } from '@nestclaw/config';
+import { CliStopped, progressOf, stopOf } from './hook-events';
+import { HOOKED_KINDS, HookInstall, hookInstall } from './hook-installs';
 
-/** What a Stop hook said: the CLI finished its answer, and (when it says) the answer's text. */
-export interface CliStopped {
-  text?: string;
-}
+export type { CliStopped } from './hook-events';
 
 /** The most of the events file read at once (a Stop event carries the whole last answer). */
 const MAX_READ = 16 * 1024 * 1024;
@@ -15,12 +14,13 @@ const MAX_READ = 16 * 1024 * 1024;
 const quote = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
 
 /**
- * The best signal a CLI has that it finished, its own hooks (issue 26 item 3): for `kind: claude-code`
- * the bridge starts Claude Code with `--settings` holding a `Stop` and a `Notification` hook, each running
- * bin/nestclaw-cli-hook.js, which appends the hook's input to `$NESTCLAW_HOME/cli-hooks/<tmux session>/events.jsonl`.
- * A `Stop` event after a message was typed ends the wait at once and carries `last_assistant_message`,
- * the answer as Claude Code wrote it (its Markdown intact) rather than as its screen draws it. Without a
- * Stop event (hooks off in that Claude Code, a hook that failed) the screen still decides, as for any CLI.
+ * The best signal a CLI has that it finished, its own hooks (issue 26 item 3). For the kinds that have
+ * them (`hook-installs.ts`: Claude Code, Gemini CLI, Codex) the bridge starts the CLI with hooks that
+ * run bin/nestclaw-cli-hook.js, which appends each event to `$NESTCLAW_HOME/cli-hooks/<tmux session>/events.jsonl`.
+ * An end-of-answer event after a message was typed ends the wait at once and carries the answer as the
+ * CLI wrote it (its Markdown intact) rather than as its screen draws it; a tool event is the chat's
+ * progress line. Without such an event (hooks off in that CLI, a hook that failed) the screen still
+ * decides, as for any CLI.
  */
 @Injectable()
 export class CliHooks {
@@ -30,40 +30,38 @@ export class CliHooks {
     this.root = join(config.home, 'cli-hooks');
   }
 
-  /** The extra arguments that install the hooks for a new run of `session`, its folder made (owned by the CLI's user). */
-  prepare(session: string, cfg: CliConfig, owner?: { uid: number; gid: number }): string[] {
-    if (cfg.kind !== 'claude-code') return [];
+  /** What installs the hooks for a new run of `session`, its folder made (owned by the CLI's user). */
+  prepare(session: string, cfg: CliConfig, owner?: { uid: number; gid: number }): HookInstall {
+    if (!HOOKED_KINDS.has(cfg.kind)) return { args: [], env: {} };
     const dir = this.dirOf(session);
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    if (owner) chownSync(dir, owner.uid, owner.gid);
-    const command = [process.execPath, join(packageRoot(), 'bin', 'nestclaw-cli-hook.js'), dir].map(quote).join(' ');
-    const hook = [{ hooks: [{ type: 'command', command, timeout: 10 }] }];
-    return ['--settings', JSON.stringify({ hooks: { Stop: hook, Notification: hook } })];
+    const argv = [process.execPath, join(packageRoot(), 'bin', 'nestclaw-cli-hook.js'), dir];
+    const install = hookInstall(cfg.kind, dir, { argv, commandLine: argv.map(quote).join(' ') });
+    if (owner) for (const p of [dir, ...readdirSync(dir).map((f) => join(dir, f))]) chownSync(p, owner.uid, owner.gid);
+    return install;
   }
 
   /** Where the events of `session` stand now (a message's answer is looked for after it); undefined: no hooks. */
   mark(session: string, cfg: CliConfig): number | undefined {
-    if (cfg.kind !== 'claude-code' || !existsSync(this.dirOf(session))) return undefined;
+    if (!HOOKED_KINDS.has(cfg.kind) || !existsSync(this.dirOf(session))) return undefined;
     return this.read(session, 0).size;
   }
 
-  /** The first Stop event written after `mark`, if any. */
+  /** The first end-of-answer event written after `mark`, if any. */
   stoppedSince(session: string, mark: number): CliStopped | undefined {
-    const { text } = this.read(session, mark);
-    for (const line of text.split('\n')) {
-      if (!line.trim()) continue;
-      try {
-        const event = JSON.parse(line) as { hook_event_name?: unknown; last_assistant_message?: unknown };
-        if (event.hook_event_name !== 'Stop') continue;
-        const said = typeof event.last_assistant_message === 'string' ? event.last_assistant_message.trim() : '';
-        return said ? { text: said } : {};
-      } catch {
-        // A line cut short (the hook still writing it): read again at the next poll.
-        return undefined;
-      }
+    for (const event of this.eventsSince(session, mark)) {
+      const stopped = stopOf(event);
+      if (stopped) return stopped;
     }
     return undefined;
+  }
+
+  /** The newest tool the CLI reported starting after `mark`, as the chat's progress line. */
+  progressSince(session: string, mark: number): string | undefined {
+    let latest: string | undefined;
+    for (const event of this.eventsSince(session, mark)) latest = progressOf(event) ?? latest;
+    return latest;
   }
 
   /** Ends the hooks of a session that ended. */
@@ -73,6 +71,21 @@ export class CliHooks {
 
   private dirOf(session: string): string {
     return join(this.root, session);
+  }
+
+  /** The whole events written after `mark`; a line cut short (the hook still writing it) ends the list until the next read. */
+  private eventsSince(session: string, mark: number): Record<string, unknown>[] {
+    const events: Record<string, unknown>[] = [];
+    for (const line of this.read(session, mark).text.split('\n')) {
+      if (!line.trim()) continue;
+      try {
+        const event: unknown = JSON.parse(line);
+        if (event && typeof event === 'object') events.push(event as Record<string, unknown>);
+      } catch {
+        break;
+      }
+    }
+    return events;
   }
 
   private read(session: string, from: number): { size: number; text: string } {

@@ -51,10 +51,11 @@ export class CliSessions {
 
   private async launch(name: string, cli: string, cfg: CliConfig, dir: string): Promise<void> {
     const runAs = cfg.user ? await runAsUser(cli, cfg.user) : undefined;
-    const hookArgs = this.hooks.prepare(name, cfg, runAs);
-    const [command, ...args] = [...(runAs?.prefix ?? []), cfg.command, ...cfg.args, ...hookArgs];
+    const hooks = this.hooks.prepare(name, cfg, runAs);
+    const [command, ...args] = [...(runAs?.prefix ?? []), cfg.command, ...cfg.args, ...hooks.args];
     const home: Record<string, string> = runAs ? { HOME: runAs.home } : {};
-    await this.tmux.create({ name, dir, command, args, env: minimalEnv({ ...home, ...cfg.env, NESTCLAW_CLI: cli }) });
+    const env = minimalEnv({ ...home, ...cfg.env, ...hooks.env, NESTCLAW_CLI: cli });
+    await this.tmux.create({ name, dir, command, args, env });
     await this.settled(name);
   }
 
