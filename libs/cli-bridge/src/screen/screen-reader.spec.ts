@@ -33,6 +33,39 @@ describe('screen reader', () => {
     expect(findPrompt(['> tidy up', 'Proceed? [y/N]', '(Enter = no)'])?.kind).toBe('yes-no');
   });
 
+  it("reads a menu drawn in a dialog (Gemini CLI's) without its borders, the whole dialog as the question", () => {
+    const w = (t: string, width = 60) => `│ ${t.padEnd(width)} │`;
+    const screen = [
+      ' > make the file',
+      `╭${'─'.repeat(62)}╮`,
+      w('? Shell  touch made.txt'),
+      `│ ╭${'─'.repeat(58)}╮ │`,
+      `│ │ ${'touch made.txt'.padEnd(56)} │ │`,
+      `│ ╰${'─'.repeat(58)}╯ │`,
+      w('Allow execution of [Shell]?'),
+      w(''),
+      w('● 1. Allow once'),
+      w('  2. Allow for this session'),
+      w('  3. No, suggest changes (esc)'),
+      `╰${'─'.repeat(62)}╯`,
+    ];
+    const p = findPrompt(screen, 1);
+    expect(p).toMatchObject({
+      kind: 'menu',
+      cursor: 0,
+      options: [
+        { digit: 1, label: 'Allow once' },
+        { digit: 2, label: 'Allow for this session' },
+        { digit: 3, label: 'No, suggest changes (esc)' },
+      ],
+    });
+    expect(p!.text).toBe(
+      '? Shell  touch made.txt\ntouch made.txt\nAllow execution of [Shell]?\n● 1. Allow once\n  2. Allow for this session\n  3. No, suggest changes (esc)',
+    );
+    expect(menuChoice((p as { options: { digit: number; label: string }[] }).options, 'approve')).toBe(0);
+    expect(menuChoice((p as { options: { digit: number; label: string }[] }).options, 'deny')).toBe(2);
+  });
+
   it('finds an arrow-key menu with its options, its highlighted one and its hint', () => {
     const p = findPrompt(['> ask', 'Allow edit to build.sh?', '❯ 1. Yes', '  2. No', 'Esc to cancel']);
     expect(p).toEqual({

@@ -41,19 +41,27 @@ export type ScreenPrompt =
 const YES_NO = /\[y\/n\]|\(y\/n\)|\[yes\/no\]|\(yes\/no\)/i;
 /** A CLI's empty input line (`> `, `❯`, `$`, maybe framed `│ ❯ │`). */
 const INPUT_PROMPT = /^[\s│┃]*[>❯›$%#]\s*[│┃]?\s*$/;
-/** `❯ 1. Yes`, `  2. No`, `> 3. Other`: an option, the cursor marking the highlighted one. */
-const OPTION = /^\s*([❯>›▶]?)\s*(\d)[.)]\s+(.+?)\s*$/;
+/** `❯ 1. Yes`, `  2. No`, `> 3. Other`, `● 1. Allow once`: an option, the cursor marking the highlighted one. */
+const OPTION = /^\s*([❯>›▶●]?)\s*(\d)[.)]\s+(.+?)\s*$/;
+/** A dialog's side borders (`│ … │`, nested too): a framed menu (Gemini CLI's) is read without them. */
+const SIDE_BORDERS = /^(\s*[│┃]\s?)+|(\s*[│┃])+\s*$/g;
+/** A frame's top, bottom or a rule across it: no words in it. */
+const BORDER_ONLY = /^[\s│┃╭╮╰╯─━═┌┐└┘]*$/;
+/** A dialog's top-left corner: where a framed question starts. */
+const FRAME_TOP = /^\s*[╭┌]/;
+const unframe = (line: string) => line.replace(SIDE_BORDERS, '');
 
 /**
  * A question the CLI waits on, found in the screen's last lines (at or after `from`): a `[y/N]`
  * style prompt on one of the last lines, or a numbered menu with a cursor. `text` is the whole
  * question as shown (the lines above it up to a blank line, the options, the hint).
  */
-export function findPrompt(lines: string[], from = 0): ScreenPrompt | undefined {
+export function findPrompt(screen: string[], from = 0): ScreenPrompt | undefined {
+  const lines = screen.map(unframe);
   const tail = Math.max(from, lines.length - 12);
   for (let i = lines.length - 1; i >= Math.max(from, lines.length - 3); i--) {
     // An empty input prompt below it: the CLI printed the words (its answer, a file) and waits for a message, not a y/n.
-    if (INPUT_PROMPT.test(lines[i])) break;
+    if (INPUT_PROMPT.test(screen[i])) break;
     if (YES_NO.test(lines[i])) return { kind: 'yes-no', text: block(lines, i, i, from), end: i };
   }
   let end = -1;
@@ -66,12 +74,32 @@ export function findPrompt(lines: string[], from = 0): ScreenPrompt | undefined 
       options.unshift({ digit: Number(m[2]), label: m[3] });
       if (m[1]) cursor = Number(m[2]);
     } else if (end >= 0) break;
-    else if (lines[i].trim() && !/esc to cancel|enter to (select|confirm)|↑|↓/i.test(lines[i])) return undefined;
+    else if (BORDER_ONLY.test(screen[i])) continue;
+    else if (!/esc to cancel|enter to (select|confirm)|↑|↓/i.test(lines[i])) return undefined;
   }
   if (options.length < 2 || cursor < 0) return undefined;
   const first = end - options.length + 1;
   const idx = options.findIndex((o) => o.digit === cursor);
-  return { kind: 'menu', text: block(lines, first, lines.length - 1, from), end: lines.length - 1, options, cursor: idx };
+  const text = framedBlock(screen, first, end, from) ?? block(lines, first, lines.length - 1, from);
+  return { kind: 'menu', text, end: lines.length - 1, options, cursor: idx };
+}
+
+/**
+ * A question drawn in a dialog (Gemini CLI frames its own: the tool, the command, the question, the
+ * options) is the whole dialog, so its approval shows the command and not only "Allow execution?".
+ */
+function framedBlock(screen: string[], first: number, last: number, from: number): string | undefined {
+  if (!/^\s*[│┃]/.test(screen[first])) return undefined;
+  for (let i = first - 1; i >= Math.max(from, first - 30); i--) {
+    if (!FRAME_TOP.test(screen[i])) continue;
+    return screen
+      .slice(i + 1, last + 1)
+      .filter((l) => !BORDER_ONLY.test(l))
+      .map((l) => unframe(l).trimEnd())
+      .join('\n')
+      .trim();
+  }
+  return undefined;
 }
 
 /** Where the question a prompt belongs to starts: the lines above it, back to a blank line (at most 6). */
