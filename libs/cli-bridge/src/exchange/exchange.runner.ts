@@ -10,6 +10,9 @@ import { CliHooks } from '../hooks/cli-hooks';
 /** How often the screen is read while a message is in flight. */
 export const POLL_MS = 200;
 
+/** How long the screen of a CLI with working hooks must stay still before it, not the hook, ends the wait. */
+const HOOKED_QUIET_MS = 10_000;
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -83,6 +86,7 @@ export class ExchangeRunner {
     // screen need not grow), and one just answered is not asked again while it is still drawn.
     const firstLine = text.split('\n')[0];
     let answered: string | undefined;
+    let progress: string | undefined;
     for (;;) {
       await sleep(POLL_MS);
       if (scope.signal?.aborted) return { kind: 'answer', text: 'Stopped waiting for the CLI.' };
@@ -91,6 +95,9 @@ export class ExchangeRunner {
       // The CLI's own word that it finished (its Stop hook), with the answer as it wrote it.
       const stopped = hookMark === undefined ? undefined : this.hooks.stoppedSince(session, hookMark);
       if (stopped?.text) return { kind: 'answer', text: stopped.text };
+      // The tool it reported starting (its PreToolUse / BeforeTool hook): the chat's preview.
+      const doing = hookMark === undefined ? undefined : this.hooks.progressSince(session, hookMark);
+      if (doing && doing !== progress) scope.onProgress?.((progress = doing));
       const now = lines.join('\n');
       if (now !== last) {
         [last, changedAt, stable] = [now, Date.now(), false];
@@ -114,7 +121,11 @@ export class ExchangeRunner {
         changedAt = Date.now();
         continue;
       }
-      if (!working && settled && quietMs >= cfg.done_after) {
+      // A CLI whose hooks work (`live`) says when it is done; its quiet screen decides only after a long
+      // pause (a turn it ended without its end event, e.g. a denied tool), not while it gets going:
+      // Gemini CLI can sit still with the message in its input box for a second or two before it answers.
+      const doneAfter = hookMark !== undefined && this.hooks.live(session) ? Math.max(cfg.done_after, HOOKED_QUIET_MS) : cfg.done_after;
+      if (!working && settled && quietMs >= doneAfter) {
         const answer = answerSince(before, lines, text);
         // Only the echo on the screen: the CLI is still on it (or stuck: the watchdog says so).
         if (answer) return { kind: 'answer', text: answer };

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CliConfig, ConfigService } from '@nestclaw/config';
 import { CliHooks } from './cli-hooks';
-import type { HookInstall } from './hook-installs';
+import { HookInstall, rootOwnedPath } from './hook-installs';
 
 type HookSettings = { hooks: Record<string, { hooks: { command: string }[] }[]> };
 
@@ -60,23 +60,45 @@ describe('CliHooks', () => {
     expect(hooks.progressSince('nestclaw-claude-1', mark)).toBe('🔧 Bash: npm test -- --ci');
   });
 
-  it('gives Gemini CLI its hooks in a system settings file of its own, answered with JSON', () => {
+  it("points Gemini CLI's hooks at the session: a hook in its own settings reports through NESTCLAW_CLI_HOOK_DIR, with JSON back", () => {
     const install = hooks.prepare('nestclaw-gem-1', gemini);
     expect(install.args).toEqual([]);
-    const file = install.env.GEMINI_CLI_SYSTEM_SETTINGS_PATH;
-    expect(file).toBe(join(home, 'cli-hooks', 'nestclaw-gem-1', 'gemini-settings.json'));
-    expect(statSync(file).mode & 0o777).toBe(0o600);
-    const settings = JSON.parse(readFileSync(file, 'utf8')) as HookSettings;
-    expect(Object.keys(settings.hooks).sort()).toEqual(['AfterAgent', 'BeforeTool', 'Notification']);
+    // A home under /tmp is no place Gemini CLI reads system settings from: no such file is handed to it.
+    expect(install.env.GEMINI_CLI_SYSTEM_SETTINGS_PATH).toBeUndefined();
+    expect(install.env.NESTCLAW_CLI_HOOK_DIR).toBe(join(home, 'cli-hooks', 'nestclaw-gem-1'));
     const mark = hooks.mark('nestclaw-gem-1', gemini)!;
-    const command = settings.hooks.AfterAgent[0].hooks[0].command;
-    expect(runShellHook(command, { hook_event_name: 'BeforeTool', tool_name: 'run_shell_command', tool_input: { command: 'ls' } })).toBe(
-      '{}',
-    );
+    expect(hooks.live('nestclaw-gem-1')).toBe(false);
+    // The hook as the README has the owner add it to ~/.gemini/settings.json, run with the session's env.
+    const userHook = (event: unknown) => {
+      const r = spawnSync(process.execPath, [join(__dirname, '../../../../bin/nestclaw-cli-hook.js'), '--json'], {
+        input: JSON.stringify(event),
+        env: { PATH: process.env.PATH, ...install.env },
+      });
+      expect(r.status).toBe(0);
+      return r.stdout.toString();
+    };
+    expect(userHook({ hook_event_name: 'SessionStart', source: 'startup' })).toBe('{}');
+    expect(hooks.live('nestclaw-gem-1')).toBe(true);
+    userHook({ hook_event_name: 'BeforeTool', tool_name: 'run_shell_command', tool_input: { command: 'ls' } });
     expect(hooks.progressSince('nestclaw-gem-1', mark)).toBe('🔧 run_shell_command: ls');
     expect(hooks.stoppedSince('nestclaw-gem-1', mark)).toBeUndefined();
-    runShellHook(command, { hook_event_name: 'AfterAgent', prompt: 'hi', prompt_response: '你好！' });
+    userHook({ hook_event_name: 'AfterAgent', prompt: 'hi', prompt_response: '你好！' });
     expect(hooks.stoppedSince('nestclaw-gem-1', mark)).toEqual({ text: '你好！' });
+  });
+
+  it('outside a session the bridge started (no NESTCLAW_CLI_HOOK_DIR) the hook reports nothing and changes nothing', () => {
+    const r = spawnSync(process.execPath, [join(__dirname, '../../../../bin/nestclaw-cli-hook.js'), '--json'], {
+      input: JSON.stringify({ hook_event_name: 'AfterAgent', prompt_response: 'x' }),
+      env: { PATH: process.env.PATH },
+    });
+    expect(r.status).toBe(0);
+    expect(r.stdout.toString()).toBe('{}');
+  });
+
+  it('gives Gemini CLI system settings only where it would read them: root-owned folders no one else may write', () => {
+    expect(rootOwnedPath(home)).toBe(false);
+    expect(rootOwnedPath('/tmp')).toBe(false);
+    expect(rootOwnedPath('/usr/bin')).toBe(statSync('/usr/bin').uid === 0 && statSync('/usr').uid === 0);
   });
 
   it('gives Codex a notify program that reads the event from its last argument, not from stdin', async () => {

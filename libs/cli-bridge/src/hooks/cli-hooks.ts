@@ -37,7 +37,7 @@ export class CliHooks {
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const argv = [process.execPath, join(packageRoot(), 'bin', 'nestclaw-cli-hook.js'), dir];
-    const install = hookInstall(cfg.kind, dir, { argv, commandLine: argv.map(quote).join(' ') });
+    const install = hookInstall(cfg.kind, dir, { argv, commandLine: argv.map(quote).join(' ') }, !!owner);
     if (owner) for (const p of [dir, ...readdirSync(dir).map((f) => join(dir, f))]) chownSync(p, owner.uid, owner.gid);
     return install;
   }
@@ -46,6 +46,15 @@ export class CliHooks {
   mark(session: string, cfg: CliConfig): number | undefined {
     if (!HOOKED_KINDS.has(cfg.kind) || !existsSync(this.dirOf(session))) return undefined;
     return this.read(session, 0).size;
+  }
+
+  /**
+   * Whether this run of the session's CLI has reported anything yet (its SessionStart, an earlier
+   * answer): its hooks work, so its end-of-answer event is waited for rather than a quiet screen, which a
+   * CLI that redraws before it answers can show while it is still on the message.
+   */
+  live(session: string): boolean {
+    return this.read(session, 0).size > 0;
   }
 
   /** The first end-of-answer event written after `mark`, if any. */
