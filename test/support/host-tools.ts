@@ -7,7 +7,8 @@ import { delimiter, join } from 'node:path';
  * skips visibly (the tool and the command that installs it are printed, and listed again at the end
  * of the run); under CI=true the same test fails naming the tool instead, so CI tests everything.
  */
-export type HostToolName = 'bubblewrap' | 'prometheus' | 'promtool' | 'docker' | 'tmux' | 'chromium' | 'haproxy' | 'claude-code';
+export type HostToolName =
+  'bubblewrap' | 'prometheus' | 'promtool' | 'docker' | 'tmux' | 'chromium' | 'haproxy' | 'claude-code' | 'gemini-cli';
 
 interface HostToolSpec {
   /** Program names looked up on PATH, then in /usr/bin and /usr/sbin (haproxy lives there, off a non-root PATH). */
@@ -24,6 +25,10 @@ interface HostToolSpec {
 export const CLAUDE_CODE_PREFIX = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'nestclaw-tests', 'claude-code');
 export const CLAUDE_CODE_VERSION = '2.1.332';
 
+/** Where `.ci/run` installs Gemini CLI (its hooks and its framed permission dialog are tested against the real one). */
+export const GEMINI_CLI_PREFIX = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'nestclaw-tests', 'gemini-cli');
+export const GEMINI_CLI_VERSION = '0.61.0';
+
 const HOST_TOOLS: Record<HostToolName, HostToolSpec> = {
   bubblewrap: { binaries: ['bwrap'], install: 'apt-get install bubblewrap' },
   prometheus: { binaries: ['prometheus'], install: 'apt-get install prometheus' },
@@ -36,6 +41,11 @@ const HOST_TOOLS: Record<HostToolName, HostToolSpec> = {
     binaries: ['claude'],
     dirs: [join(CLAUDE_CODE_PREFIX, 'node_modules', '.bin')],
     install: `npm install --prefix ${CLAUDE_CODE_PREFIX} @anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`,
+  },
+  'gemini-cli': {
+    binaries: ['gemini'],
+    dirs: [join(GEMINI_CLI_PREFIX, 'node_modules', '.bin')],
+    install: `npm install --prefix ${GEMINI_CLI_PREFIX} @google/gemini-cli@${GEMINI_CLI_VERSION}`,
   },
 };
 

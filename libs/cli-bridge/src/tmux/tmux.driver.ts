@@ -8,6 +8,9 @@ import { ConfigService } from '@nestclaw/config';
 /** nestclaw's own tmux server (`tmux -L nestclaw`): its sessions are ours, and a user's tmux is never touched. */
 export const TMUX_SOCKET = 'nestclaw';
 
+/** The pause between two keys sent to a CLI (a menu's arrows, then its Enter). */
+const KEY_GAP_MS = 150;
+
 /** Keys `/keys` may send, by the names a person types, as tmux key names. */
 export const NAMED_KEYS: Readonly<Record<string, string>> = {
   esc: 'Escape',
@@ -112,7 +115,11 @@ export class TmuxDriver {
 
   /** tmux key names (`Enter`, `Escape`, `Up`) or literal characters (`y`, `1`), each sent as one key. */
   async keys(name: string, keys: string[]): Promise<void> {
-    for (const k of keys) await this.run(['send-keys', '-t', pane(name), ...(k.length === 1 ? ['-l', k] : [k])]);
+    for (const [i, k] of keys.entries()) {
+      // A CLI redraws its menu after each arrow; an Enter in the same burst can be lost (Gemini CLI's is).
+      if (i > 0) await new Promise((r) => setTimeout(r, KEY_GAP_MS));
+      await this.run(['send-keys', '-t', pane(name), ...(k.length === 1 ? ['-l', k] : [k])]);
+    }
   }
 
   /** The pane's text with its scrollback, wrapped lines joined (-J); no escape sequences are asked for. */
@@ -151,8 +158,12 @@ export class TmuxDriver {
 }
 
 /** `set -a` exports every assignment the file makes; the file and its directory are gone before the CLI starts. */
-/** Paste the buffer (bracketed, then deleted), then Enter: `submit`. $1 socket, $2 buffer, $3 pane. */
-const SUBMIT = 'tmux -u -L "$1" paste-buffer -p -d -b "$2" -t "$3" && exec tmux -u -L "$1" send-keys -t "$3" Enter';
+/**
+ * Paste the buffer (bracketed, then deleted), a pause, then Enter: `submit`. $1 socket, $2 buffer, $3 pane.
+ * The pause: Gemini CLI takes an Enter that comes within 40 ms of a paste as a newline in it (a guard
+ * against pasted text submitting itself), so the message would sit in its input box unsent.
+ */
+const SUBMIT = 'tmux -u -L "$1" paste-buffer -p -d -b "$2" -t "$3" && sleep 0.25 && exec tmux -u -L "$1" send-keys -t "$3" Enter';
 const LAUNCH = 'set -a && . "$1" && set +a && rm -rf -- "$2" && shift 2 && exec "$@"';
 const launcher = (file: string, dir: string) => ['/bin/sh', '-c', LAUNCH, 'nestclaw-cli', file, dir];
 
