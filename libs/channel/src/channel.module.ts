@@ -7,6 +7,7 @@ import { MemoryModule } from '@nestclaw/memory';
 import { SecurityModule } from '@nestclaw/security';
 import { AccessPolicy } from './access/access-policy';
 import { ApiChat } from './api/api-chat.service';
+import { ApiCliRecovery } from './api/api-cli-recovery';
 import { APPROVAL_DECIDER, ApprovalDecider } from './channel.port';
 import { ChannelRegistry } from './channel.registry';
 import { ChannelOwnership } from './channel-ownership.service';
@@ -70,6 +71,7 @@ export class ChannelModule {
         ChannelStatusService,
         ChannelActivityRepository,
         ApiChat,
+        ApiCliRecovery,
         { provide: APPROVAL_DECIDER, ...approvals.decider },
       ],
       exports: [ChannelRegistry, ConversationLogService, ChannelStatusService, ApiChat],

@@ -55,6 +55,23 @@ export class CliBridge {
     return b && { cli: b.cli, busy: (this.pending.get(b.tmuxSession) ?? 0) > 0 };
   }
 
+  /**
+   * Messages a restart cut short in chats whose session key starts with `prefix` (the API's `api:`): the
+   * bridge had marked them in flight (typed, or about to be) when the gateway died. Their inbound key
+   * names the turn they belong to; `send` with `recovered` reads the answer of one already typed.
+   */
+  unfinished(prefix: string): { sessionKey: string; inboundKey: string }[] {
+    return this.bindings
+      .all()
+      .filter((b) => b.inFlight && b.sessionKey.startsWith(prefix))
+      .map((b) => ({ sessionKey: b.sessionKey, inboundKey: b.inFlight!.key }));
+  }
+
+  /** Drops the in-flight mark of a message that needs no more work (its turn already has an answer, or none). */
+  async settled(sessionKey: string): Promise<void> {
+    await this.bindings.setInFlight(sessionKey, null);
+  }
+
   /** Messages sent to a tmux session and not yet answered (`nestclaw cli list`). */
   inFlight(tmuxSession: string): number {
     return this.pending.get(tmuxSession) ?? 0;

@@ -19,6 +19,9 @@ interface CliCommand {
 /** What an API session is bound by in `cli_bindings` (a chat's session key starts with `agent:`, never with this). */
 export const apiSessionKey = (sessionId: string) => `api:${sessionId}`;
 
+/** The inbound key of an API message to a CLI (`api-cli:<uuid>`): its turn is found by it after a restart. */
+export const API_INBOUND_PREFIX = 'api-cli:';
+
 /**
  * The gateway's chat (`POST /v1/chat`, the WebSocket `chat` frame) as the chats route it: `/cli` and `/keys`,
  * and every message of a session bound to a coding CLI, go to the CLI bridge; everything else is the agent's
@@ -70,12 +73,15 @@ export class ApiChat {
     command?: CliCommand,
   ): Promise<TurnResult> {
     const endpointId = input.endpointId ?? caller.senderId;
+    // Names the turn in the bridge's in-flight mark: a restart that cuts the exchange short finds it by this (ApiCliRecovery).
+    const inboundKey = command ? undefined : `${API_INBOUND_PREFIX}${randomUUID()}`;
     const turnId = await this.turns.openFor({
       sessionId,
       agentId: input.agentId ?? 'default',
       channel: input.channel,
       endpointId,
       content: input.message,
+      inboundKey,
       principalId: input.principalId,
       // As for the agent's turns: a named session must exist (and be this token's); none starts one.
       create: !input.sessionId,
@@ -91,6 +97,7 @@ export class ApiChat {
             text: input.message,
             sessionId,
             turnId,
+            inboundKey,
             onApproval: (a) =>
               emit({
                 type: 'approval_required',
