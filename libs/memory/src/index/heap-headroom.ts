@@ -21,3 +21,9 @@ export function heapHeadroomWarning(
     `raise the limit before it runs out: NODE_OPTIONS="--max-old-space-size=${suggested} --max-semi-space-size=8" (npm start and the Docker image default to 256 and 8)`
   );
 }
+
+/** After a keyword index is loaded or rebuilt: it lives in the JavaScript heap. */
+export function warnIfHeapTight(logger: { warn(message: string): void }, chunks: number): void {
+  const warning = heapHeadroomWarning(chunks);
+  if (warning) logger.warn(warning);
+}

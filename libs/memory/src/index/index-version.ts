@@ -1,6 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TOKENIZER_VERSION } from '../text/tokenizer';
+import { isTermsTable, termsFile } from './terms.table';
 
 /**
  * Bump when the index's row layout changes (3: search columns only; recall reads text from Postgres;
@@ -19,7 +20,7 @@ export interface IndexVersion {
 export interface StoredIndexVersion extends IndexVersion {
   /** Vector size found when the index was built (null: keyword-only). */
   dims: number | null;
-  /** The LanceDB table holding this build. */
+  /** The LanceDB table holding this build, or its terms file (`terms_…`, keyword-only; terms.table.ts). */
   table: string;
   builtAt: string;
 }
@@ -47,5 +48,13 @@ export function readStoredVersion(dir: string): StoredIndexVersion | undefined {
   const stored = JSON.parse(readFileSync(file, 'utf8')) as StoredIndexVersion;
   if (stored.schema !== INDEX_SCHEMA_VERSION) return undefined;
   // A local LanceDB table is the folder <name>.lance.
-  return existsSync(join(dir, `${stored.table}.lance`)) ? stored : undefined;
+  const data = isTermsTable(stored.table) ? termsFile(dir, stored.table) : join(dir, `${stored.table}.lance`);
+  return existsSync(data) ? stored : undefined;
+}
+
+/** Replaces index-version.json in one rename: a start reads the old build or the new one, never half a file. */
+export function writeStoredVersion(dir: string, stored: StoredIndexVersion): void {
+  const file = join(dir, 'index-version.json');
+  writeFileSync(`${file}.tmp`, JSON.stringify(stored, null, 2));
+  renameSync(`${file}.tmp`, file);
 }

@@ -1,35 +1,36 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import type { Connection, Table } from '@lancedb/lancedb';
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
 import type { DerivedIndex, IndexBuild } from './derived-index';
-import { heapHeadroomWarning } from './heap-headroom';
-import { IndexVersion, readStoredVersion, StoredIndexVersion } from './index-version';
-import { IndexRow, schemaFor, toArrow } from './index-arrow';
+import { warnIfHeapTight } from './heap-headroom';
+import { dropBuildsExcept } from './index-builds';
+import { IndexVersion, readStoredVersion, StoredIndexVersion, writeStoredVersion } from './index-version';
+import { IndexRow, toArrow } from './index-arrow';
 import { KeywordHit, KeywordIndex } from './keyword.index';
 import { fragmentsHolding, memoryFilter, rewriteFragments } from './lance-erase';
 import { openConnection } from './lance-module';
-import { createScalarIndices, ensureVectorIndex, hasScalarIndices, loadKeywords, nearestRows, unindexedRows } from './lance-tables';
+import { startLanceBuild } from './lance-build';
+import {
+  CLEANUP_GRACE_MS,
+  CLOSE_GRACE_MS,
+  createScalarIndices,
+  ensureVectorIndex,
+  hasScalarIndices,
+  loadKeywords,
+  nearestRows,
+  OPTIMIZE_AFTER_ROWS,
+  OPTIMIZE_AFTER_WRITES,
+  sealBuild,
+  unindexedRows,
+} from './lance-tables';
+import { isTermsTable, startTermsBuild, termsFile, TermsTable } from './terms.table';
 
-/** Rows added between two optimize passes (which fold new rows into the scalar and vector indices). */
-const OPTIMIZE_AFTER_ROWS = 5_000;
 /**
- * Writes between two optimize passes. Every LanceDB write is a new table version with a new small
- * fragment, and a connection keeps memory for each version it has seen (measured here: one-row
- * writes grew RSS by 0.4 MB each after 2,000 of them, with or without compaction), so a pass also
- * replaces the connection.
- */
-const OPTIMIZE_AFTER_WRITES = 50;
-/** Versions this recent survive a cleanup: a query that started on one can still read its files. */
-const CLEANUP_GRACE_MS = 10_000;
-/** A replaced connection is closed this long after the switch, when queries begun on it have ended. */
-const CLOSE_GRACE_MS = 10_000;
-
-/**
- * The derived hybrid index: one LanceDB table of chunks (the shared tokenizer's terms and an
- * optional vector column) under `memory.index_dir`, plus `index-version.json` naming the table
+ * The derived hybrid index: one LanceDB table of chunks (the shared tokenizer's terms and the
+ * vector column) under `memory.index_dir`, plus `index-version.json` naming the table
  * and what it was built with; vector search runs in LanceDB, BM25 in the in-memory KeywordIndex
- * loaded from the terms column. Holds no truth: anything here can be rebuilt from Postgres.
+ * loaded from the terms column. A keyword-only build (no embedding model) is a terms file instead
+ * (`TermsTable`), and LanceDB is never loaded for it. Holds no truth: anything here can be rebuilt from Postgres.
  * LanceDB itself loads on first use (`load`: the first search or write), not when the index is opened.
  */
 @Injectable()
@@ -41,6 +42,8 @@ export class LanceIndex implements DerivedIndex, OnApplicationShutdown {
   private loading: Promise<void> | undefined;
   private dir = '';
   private table: Table | undefined;
+  /** The serving build when it is keyword-only (then `table` is undefined). */
+  private terms: TermsTable | undefined;
   private keywords = new KeywordIndex();
   private stored: StoredIndexVersion | undefined;
   private sinceOptimize = 0;
@@ -73,12 +76,13 @@ export class LanceIndex implements DerivedIndex, OnApplicationShutdown {
    */
   load(): Promise<void> {
     const stored = this.stored;
-    if (this.table || !stored) return Promise.resolve();
+    if (this.table || this.terms || !stored) return Promise.resolve();
     return (this.loading ??= this.loadStored(stored).finally(() => (this.loading = undefined)));
   }
 
   private async loadStored(stored: StoredIndexVersion): Promise<void> {
     try {
+      if (isTermsTable(stored.table)) return this.serve(stored, TermsTable.open(termsFile(this.dir, stored.table)));
       const table = await (await this.connection()).openTable(stored.table);
       const keywords = await loadKeywords(table);
       // Rows written after the last optimize before a stop are folded in by the next idle pass.
@@ -88,11 +92,19 @@ export class LanceIndex implements DerivedIndex, OnApplicationShutdown {
       this.table = table;
       this.keywords = keywords;
       this.sinceOptimize = unindexed;
-      this.warnIfHeapTight();
+      warnIfHeapTight(this.logger, this.keywords.size);
     } catch (e) {
       this.logger.warn(`the memory index at ${this.dir} cannot be opened (${(e as Error).message}); it will be rebuilt`);
       if (this.stored === stored) this.stored = undefined;
     }
+  }
+
+  /** Serves a keyword-only build (unless another finished meanwhile); the LanceDB table of an earlier one closes. */
+  private serve(stored: StoredIndexVersion, terms: TermsTable): void {
+    if (this.stored !== stored) return;
+    this.table?.close();
+    [this.table, this.terms, this.keywords] = [undefined, terms, terms.keywords];
+    warnIfHeapTight(this.logger, this.keywords.size);
   }
 
   private connection(): Promise<Connection> {
@@ -111,12 +123,13 @@ export class LanceIndex implements DerivedIndex, OnApplicationShutdown {
 
   async rowCount(): Promise<number> {
     await this.load();
+    if (this.terms) return this.terms.count;
     return this.table ? this.table.countRows() : 0;
   }
 
   /** BM25 top-N over the terms, for one person and agent. */
   keyword(scope: string, agentId: string, terms: string[], limit: number): KeywordHit[] {
-    if (!this.table || terms.length === 0) return [];
+    if ((!this.table && !this.terms) || terms.length === 0) return [];
     return this.keywords.search(scope, agentId, terms, limit);
   }
 
@@ -135,6 +148,7 @@ export class LanceIndex implements DerivedIndex, OnApplicationShutdown {
   apply(memoryIds: string[], rows: IndexRow[]): Promise<void> {
     return this.serialize(async () => {
       await this.load();
+      if (this.terms) return this.terms.apply(memoryIds, rows);
       const table = this.table;
       if (!table) throw new Error('the memory index is not open');
       // A delete scans the table; memories the index has never seen (most of an ingest) need none.
@@ -188,12 +202,6 @@ export class LanceIndex implements DerivedIndex, OnApplicationShutdown {
     if (!this.building) await this.reconnect();
   }
 
-  /** After the keyword index is loaded or rebuilt: it lives in the JavaScript heap. */
-  private warnIfHeapTight(): void {
-    const warning = heapHeadroomWarning(this.keywords.size);
-    if (warning) this.logger.warn(warning);
-  }
-
   /** A fresh connection and table handle (see OPTIMIZE_AFTER_WRITES); the old ones close once their queries are done. */
   private async reconnect(): Promise<void> {
     const name = this.stored?.table;
@@ -215,49 +223,47 @@ export class LanceIndex implements DerivedIndex, OnApplicationShutdown {
    */
   async startBuild(dims: number | null): Promise<IndexBuild> {
     if (!this.dir) throw new Error('the memory index is not open');
+    if (!dims) return this.startTermsBuild();
     const db = await this.connection();
-    const name = `chunks_${Date.now()}`;
-    const table = await db.createEmptyTable(name, schemaFor(dims), { mode: 'overwrite' });
-    const keywords = new KeywordIndex();
     // The build's table lives on this connection: it is not replaced until the build ends.
     this.building = true;
-    return {
-      add: async (rows) => {
-        if (rows.length) await table.add(toArrow(rows, dims));
-        for (const r of rows) keywords.add(r);
-      },
-      finish: (version) =>
+    return startLanceBuild(db, dims, {
+      abandoned: () => (this.building = false),
+      finish: (name, table, keywords, version) =>
         this.serialize(async () => {
           this.building = false;
-          await table.optimize({ cleanupOlderThan: new Date() });
-          if ((await table.countRows()) > 0) await createScalarIndices(table);
-          await ensureVectorIndex(table, dims);
-          const stored: StoredIndexVersion = { ...version, dims, table: name, builtAt: new Date().toISOString() };
-          const file = join(this.dir, 'index-version.json');
-          writeFileSync(`${file}.tmp`, JSON.stringify(stored, null, 2));
-          renameSync(`${file}.tmp`, file);
-          const old = this.stored?.table;
+          await sealBuild(table, dims);
+          this.publish({ ...version, dims, table: name, builtAt: new Date().toISOString() });
           this.table = table;
+          this.terms = undefined;
           this.keywords = keywords;
-          this.stored = stored;
           this.sinceOptimize = 0;
           this.writesSinceOptimize = 0;
-          if (old && old !== name) await db.dropTable(old).catch(() => undefined);
-          await this.dropStrays(db, name);
+          // The build it replaced, and any a crash mid-rebuild left.
+          await dropBuildsExcept(this.dir, name, this.db);
           // The connection that wrote the build holds memory for every version it made.
           await this.reconnect();
-          this.warnIfHeapTight();
+          warnIfHeapTight(this.logger, this.keywords.size);
         }),
-      abandon: async () => {
-        this.building = false;
-        await db.dropTable(name).catch(() => undefined);
-      },
-    };
+    });
   }
 
-  /** Tables left by builds that never finished (a crash mid-rebuild). */
-  private async dropStrays(db: Connection, keep: string): Promise<void> {
-    for (const t of await db.tableNames()) if (t !== keep && t.startsWith('chunks_')) await db.dropTable(t).catch(() => undefined);
+  /** A keyword-only rebuild: a terms file, without loading LanceDB. */
+  private startTermsBuild(): IndexBuild {
+    const name = `terms_${Date.now()}`;
+    return startTermsBuild(this.dir, name, (terms, version) =>
+      this.serialize(async () => {
+        this.publish({ ...version, dims: null, table: name, builtAt: new Date().toISOString() });
+        this.serve(this.stored!, terms);
+        await dropBuildsExcept(this.dir, name, this.db);
+      }),
+    );
+  }
+
+  /** From now on this build is the one a start opens. */
+  private publish(stored: StoredIndexVersion): void {
+    writeStoredVersion(this.dir, stored);
+    this.stored = stored;
   }
 
   private serialize<T>(fn: () => Promise<T>): Promise<T> {
@@ -269,7 +275,9 @@ export class LanceIndex implements DerivedIndex, OnApplicationShutdown {
   /** Whether an index-version file says the build is for the expected version. */
   matches(expected: IndexVersion): boolean {
     const s = this.stored;
-    return !!s && s.schema === expected.schema && s.tokenizer === expected.tokenizer && s.embedding === expected.embedding;
+    // A keyword-only build in a LanceDB table (before issue 23) is rebuilt once as a terms file.
+    const stored = !!s && isTermsTable(s.table) === !s.dims;
+    return stored && s.schema === expected.schema && s.tokenizer === expected.tokenizer && s.embedding === expected.embedding;
   }
 
   /** After the worker stopped (IndexWorker.beforeApplicationShutdown): queued writes finish before the native handles close. */
