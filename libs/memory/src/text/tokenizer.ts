@@ -1,5 +1,8 @@
 import type * as JiebaModule from '@node-rs/jieba';
 import type * as JiebaDict from '@node-rs/jieba/dict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { packageRoot } from '@nestclaw/common';
 
 /**
  * The one tokenizer of the memory index: the index is built from `indexTerms` and every keyword
@@ -15,12 +18,22 @@ import type * as JiebaDict from '@node-rs/jieba/dict';
 export const TOKENIZER_VERSION = 'jieba2-search+cjk-bigram+latin-s1';
 
 let jieba: JiebaModule.Jieba | undefined;
-/** Loaded with the first Chinese or Japanese text: the module and its dictionary are ~14 MB before use, ~50 MB built. */
+/**
+ * Loaded with the first Chinese or Japanese text: ~36 MB of native memory built. The dictionary is read
+ * here and dropped once built: `@node-rs/jieba/dict` also reads the 5.8 MB TF-IDF table, and its module,
+ * cached by `require`, kept both buffers (10.8 MB) for the life of the process (issue 23). The same file,
+ * so the same cuts; the module is the fallback when the package sits elsewhere.
+ */
 function segmenter(): JiebaModule.Jieba {
   /* eslint-disable @typescript-eslint/no-require-imports */
-  jieba ??= (require('@node-rs/jieba') as typeof JiebaModule).Jieba.withDict((require('@node-rs/jieba/dict') as typeof JiebaDict).dict);
-  /* eslint-enable @typescript-eslint/no-require-imports */
+  jieba ??= (require('@node-rs/jieba') as typeof JiebaModule).Jieba.withDict(dictionary());
   return jieba;
+}
+
+function dictionary(): Uint8Array {
+  const file = join(packageRoot(), 'node_modules', '@node-rs', 'jieba', 'dict.txt');
+  return existsSync(file) ? readFileSync(file) : (require('@node-rs/jieba/dict') as typeof JiebaDict).dict;
+  /* eslint-enable @typescript-eslint/no-require-imports */
 }
 
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ー]+/u;
