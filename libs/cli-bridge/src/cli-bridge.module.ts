@@ -2,6 +2,9 @@ import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestclaw/config';
 import { DbModule } from '@nestclaw/db';
 import { ToolModule } from '@nestclaw/tool';
+import { AcpExchangeRunner } from './acp/acp-exchange.runner';
+import { AcpPermissions } from './acp/acp-permissions';
+import { AcpSessions } from './acp/acp-sessions';
 import { CliBindingRepository } from './binding/cli-binding.repository';
 import { CliBindings } from './binding/cli-bindings';
 import { CliBridge } from './cli-bridge.service';
@@ -11,6 +14,7 @@ import { ExchangeRunner } from './exchange/exchange.runner';
 import { PromptApprovals } from './exchange/prompt-approvals';
 import { CliHooks } from './hooks/cli-hooks';
 import { CliSessions } from './session/cli-sessions';
+import { TmuxSessions } from './session/tmux-sessions';
 import { TmuxDriver } from './tmux/tmux.driver';
 
 @Module({
@@ -22,6 +26,10 @@ import { TmuxDriver } from './tmux/tmux.driver';
     CliBindings,
     CliBindingRepository,
     CliSessions,
+    TmuxSessions,
+    AcpSessions,
+    AcpExchangeRunner,
+    AcpPermissions,
     ExchangeRunner,
     CliHooks,
     PromptApprovals,

@@ -1,13 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { KeyedQueue } from '@nestclaw/common';
-import { ConfigService } from '@nestclaw/config';
+import { CliConfig, ConfigService } from '@nestclaw/config';
 import { Approval, AuditService } from '@nestclaw/tool';
 import { CliBindings } from './binding/cli-bindings';
 import { CliCaller, identityOf, REFUSAL } from './cli-caller';
+import { AcpExchangeRunner } from './acp/acp-exchange.runner';
 import { CliCommands } from './cli-commands';
 import { ExchangeRunner } from './exchange/exchange.runner';
-import type { ExchangeResult } from './exchange/exchange.types';
+import type { ExchangeResult, ExchangeScope } from './exchange/exchange.types';
 
 /** What a chat message routed to a bound CLI needs besides its text. */
 export interface CliMessage {
@@ -47,6 +48,7 @@ export class CliBridge {
     private readonly commands: CliCommands,
     private readonly runner: ExchangeRunner,
     private readonly audit: AuditService,
+    private readonly acp: AcpExchangeRunner,
   ) {}
 
   /** In memory: routing asks this for every message. */
@@ -116,7 +118,7 @@ export class CliBridge {
           detail: { exchangeId, text: m.text },
         });
         const started = Date.now();
-        const scope = {
+        const scope: ExchangeScope = {
           cli: b.cli,
           sessionId: m.sessionId,
           exchangeId,
@@ -127,15 +129,7 @@ export class CliBridge {
           onProgress: m.onProgress,
         };
         const inboundKey = m.inboundKey;
-        const result = resumed
-          ? await this.runner.resume(key, cfg, m.text, resumed.mark, scope)
-          : await this.runner.run(
-              key,
-              cfg,
-              m.text,
-              scope,
-              inboundKey ? (mark) => this.bindings.setInFlight(m.caller.sessionKey, { key: inboundKey, mark }) : undefined,
-            );
+        const result = await this.exchange(key, cfg, m, scope, resumed?.mark);
         if (inboundKey) await this.bindings.setInFlight(m.caller.sessionKey, null);
         const reply = replyFor(b.cli, result);
         await this.audit.record({
@@ -154,6 +148,19 @@ export class CliBridge {
       if (left > 0) this.pending.set(key, left);
       else this.pending.delete(key);
     }
+  }
+
+  /**
+   * The message through the CLI's mode. tmux: typed after its in-flight mark is written, or only read when
+   * a restart found it typed (`resumedMark`). ACP: sent as a prompt, never marked, since its process dies
+   * with the gateway and a restarted one has no turn to resume.
+   */
+  private exchange(session: string, cfg: CliConfig, m: CliMessage, scope: ExchangeScope, resumedMark?: number): Promise<ExchangeResult> {
+    if (cfg.mode === 'acp') return this.acp.run(session, cfg, m.text, scope);
+    if (resumedMark !== undefined) return this.runner.resume(session, cfg, m.text, resumedMark, scope);
+    const inboundKey = m.inboundKey;
+    const markTyping = inboundKey ? (mark: number) => this.bindings.setInFlight(m.caller.sessionKey, { key: inboundKey, mark }) : undefined;
+    return this.runner.run(session, cfg, m.text, scope, markTyping);
   }
 }
 

@@ -4,7 +4,7 @@ import { CliConfig, ConfigService } from '@nestclaw/config';
 import { CliBindings } from './binding/cli-bindings';
 import { CliCaller, identityOf, REFUSAL } from './cli-caller';
 import { CliSessions } from './session/cli-sessions';
-import { CliUserError } from './session/run-as-user';
+import { CliStartError } from './session/cli-start-error';
 import { NAMED_KEYS, TmuxDriver } from './tmux/tmux.driver';
 
 /**
@@ -47,8 +47,9 @@ export class CliCommands {
     if (!b) return `This chat is not bound to a CLI. ${prefix}cli use <name> binds it.`;
     if (!this.mayDrive(b.cli, caller)) return REFUSAL;
     const alive = await this.sessions.alive(b.tmuxSession);
+    const where = sessionKind(this.clis()[b.cli]);
     if (sub === 'status')
-      return `Bound to ${b.cli} in ${b.workDir}: tmux session ${b.tmuxSession} (${alive ? 'running' : `not running, send ${prefix}cli restart`}).`;
+      return `Bound to ${b.cli} in ${b.workDir}: ${where} ${b.tmuxSession} (${alive ? 'running' : `not running, send ${prefix}cli restart`}).`;
     if (sub === 'stop') {
       await this.sessions.stop(b.tmuxSession);
       return `Stopped ${b.cli} (${b.tmuxSession}). The chat stays bound; ${prefix}cli restart starts it again.`;
@@ -65,7 +66,7 @@ export class CliCommands {
     } catch (e) {
       return startFailure(e);
     }
-    return `Restarted ${b.cli} in ${b.workDir} (tmux session ${b.tmuxSession}).`;
+    return `Restarted ${b.cli} in ${b.workDir} (${where} ${b.tmuxSession}).`;
   }
 
   async keys(args: string[], caller: CliCaller, prefix: string): Promise<string> {
@@ -76,8 +77,17 @@ export class CliCommands {
     if (!args.length || keys.some((k) => !k))
       return `Usage: ${prefix}keys <${[...Object.keys(NAMED_KEYS), '1-9'].join('|')}> … (sent in order)`;
     if (!(await this.sessions.alive(b.tmuxSession))) return `${b.cli} is not running. Send ${prefix}cli restart.`;
+    if (this.clis()[b.cli]?.mode === 'acp') return this.acpKeys(b.cli, b.tmuxSession, args, prefix);
     await this.tmux.keys(b.tmuxSession, keys);
     return `Sent ${args.join(' ')} to ${b.cli}.`;
+  }
+
+  /** An ACP session has no keyboard: ctrl-c or esc cancels its turn over the protocol, other keys mean nothing to it. */
+  private acpKeys(cli: string, session: string, args: string[], prefix: string): string {
+    if (args.length !== 1 || !['ctrl-c', 'esc'].includes(args[0].toLowerCase()))
+      return `${cli} speaks ACP, not a terminal: only ${prefix}keys ctrl-c (or esc) applies, and it cancels its current turn.`;
+    this.sessions.cancelTurn(session);
+    return `Sent ${args[0]} to ${cli} (its current turn is cancelled).`;
   }
 
   private list(caller: CliCaller): string {
@@ -117,7 +127,7 @@ export class CliCommands {
       }
     }
     await this.bindings.bind({ sessionKey: caller.sessionKey, cli: name, workDir: dir, tmuxSession: session, boundBy: identityOf(caller) });
-    return `Bound to ${name} in ${dir} (tmux session ${session}). Your messages now go to it as typed; /cli exit returns to the assistant.`;
+    return `Bound to ${name} in ${dir} (${sessionKind(cfg)} ${session}). Your messages now go to it as typed; /cli exit returns to the assistant.`;
   }
 
   private clis(): Record<string, CliConfig> {
@@ -125,8 +135,11 @@ export class CliCommands {
   }
 }
 
-/** A CLI that cannot start as its configured user is told to the chat as is (it says what to change); anything else is thrown. */
+/** What a chat's session with the CLI is, as the replies name it. */
+const sessionKind = (cfg: CliConfig | undefined) => (cfg?.mode === 'acp' ? 'ACP session' : 'tmux session');
+
+/** A CLI that cannot start (its configured user, an ACP handshake) is told to the chat as is (it says what to change); anything else is thrown. */
 function startFailure(e: unknown): string {
-  if (e instanceof CliUserError) return e.message;
+  if (e instanceof CliStartError) return e.message;
   throw e;
 }

@@ -1,78 +1,64 @@
 import { Injectable } from '@nestjs/common';
 import type { CliConfig } from '@nestclaw/config';
-import { CliHooks } from '../hooks/cli-hooks';
-import { minimalEnv, TmuxDriver } from '../tmux/tmux.driver';
-import { runAsUser } from './run-as-user';
+import { AcpSessions } from '../acp/acp-sessions';
+import type { SessionDriver } from './session-driver';
+import { TmuxSessions } from './tmux-sessions';
 
-const READY_WAIT_MS = 10_000;
-const READY_QUIET_MS = 300;
-
-/** The tmux session names nestclaw gives a CLI: `nestclaw-<cli>-<n>`. */
+/** The session names nestclaw gives a CLI, in either mode: `nestclaw-<cli>-<n>`. */
 export const sessionPrefix = (cli: string) => `nestclaw-${cli}-`;
 
-/** Starting and ending a CLI's tmux sessions on nestclaw's socket. */
+/**
+ * Starting and ending a CLI's sessions, whichever way it is driven: the config's `mode` picks the
+ * driver when one starts (`driverFor`, the one place that choice is made); a session found by name is
+ * asked of both (names are unique across them, and a name one driver does not run is not alive there).
+ */
 @Injectable()
 export class CliSessions {
   constructor(
-    private readonly tmux: TmuxDriver,
-    private readonly hooks: CliHooks,
+    private readonly tmux: TmuxSessions,
+    private readonly acp: AcpSessions,
   ) {}
 
   /** A new session for `cli` in `dir`, numbered after every session of that CLI that exists or is bound (`taken`). */
   async start(cli: string, cfg: CliConfig, dir: string, taken: string[]): Promise<string> {
     const prefix = sessionPrefix(cli);
-    const used = [...(await this.tmux.list()), ...taken]
+    const used = [...(await this.running()), ...taken]
       .filter((n) => n.startsWith(prefix))
       .map((n) => Number(n.slice(prefix.length)))
       .filter(Number.isInteger);
     const name = `${prefix}${Math.max(0, ...used) + 1}`;
-    await this.launch(name, cli, cfg, dir);
+    await this.driverFor(cfg).launch(name, cli, cfg, dir);
     return name;
   }
 
   /** The same name again, after the CLI under it ended (crashed, stopped) or is ended here. */
   async restart(name: string, cli: string, cfg: CliConfig, dir: string): Promise<void> {
-    await this.tmux.kill(name);
-    await this.launch(name, cli, cfg, dir);
+    await this.stop(name);
+    await this.driverFor(cfg).launch(name, cli, cfg, dir);
   }
 
-  alive(name: string): Promise<boolean> {
-    return this.tmux.alive(name);
+  async alive(name: string): Promise<boolean> {
+    return (await this.acp.alive(name)) || (await this.tmux.alive(name));
   }
 
   async stop(name: string): Promise<void> {
-    await this.tmux.kill(name);
-    this.hooks.remove(name);
+    await this.acp.stop(name);
+    await this.tmux.stop(name);
   }
 
-  running(): Promise<string[]> {
-    return this.tmux.list();
-  }
-
-  private async launch(name: string, cli: string, cfg: CliConfig, dir: string): Promise<void> {
-    const runAs = cfg.user ? await runAsUser(cli, cfg.user) : undefined;
-    const hooks = this.hooks.prepare(name, cfg, runAs);
-    const [command, ...args] = [...(runAs?.prefix ?? []), cfg.command, ...cfg.args, ...hooks.args];
-    const home: Record<string, string> = runAs ? { HOME: runAs.home } : {};
-    const env = minimalEnv({ ...home, ...cfg.env, ...hooks.env, NESTCLAW_CLI: cli });
-    await this.tmux.create({ name, dir, command, args, env });
-    await this.settled(name);
+  async running(): Promise<string[]> {
+    return [...(await this.tmux.running()), ...(await this.acp.running())];
   }
 
   /**
-   * Until the CLI has drawn its first screen and held it still for a moment (at most 10 s): text sent
-   * before it reads its terminal would be echoed by the terminal, not the CLI, and its answer misread.
+   * Asks the CLI to stop what it is doing without ending it (`/keys ctrl-c` for an ACP session, which
+   * has no keyboard: its turn is cancelled over the protocol). False when `name` is no ACP session.
    */
-  private async settled(name: string): Promise<void> {
-    const deadline = Date.now() + READY_WAIT_MS;
-    let last = '';
-    let sameSince = Date.now();
-    while (Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 100));
-      if (!(await this.tmux.alive(name))) return;
-      const now = (await this.tmux.capture(name).catch(() => '')).trim();
-      if (now !== last) [last, sameSince] = [now, Date.now()];
-      else if (now && Date.now() - sameSince >= READY_QUIET_MS) return;
-    }
+  cancelTurn(name: string): boolean {
+    return this.acp.cancelTurn(name);
+  }
+
+  private driverFor(cfg: CliConfig): SessionDriver {
+    return cfg.mode === 'acp' ? this.acp : this.tmux;
   }
 }

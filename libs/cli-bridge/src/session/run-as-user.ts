@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
+import { CliStartError } from './cli-start-error';
 
 const run = promisify(execFile);
 const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => existsSync(p));
@@ -15,7 +16,7 @@ export interface RunAs {
 }
 
 /** Why a CLI cannot be started as its configured user; its message is what the chat is told. */
-export class CliUserError extends Error {}
+export class CliUserError extends CliStartError {}
 
 /**
  * `clis.<name>.user` as a `setpriv` prefix: the user's uid, primary group and supplementary groups,
