@@ -28,6 +28,7 @@ export class AcpExchangeRunner {
     const chunks: string[] = [];
     let lastUpdate = Date.now();
     let deciding = 0;
+    let progress: string | undefined;
     return new Promise<ExchangeResult>((resolve) => {
       let done = false;
       const finish = (r: ExchangeResult) => {
@@ -58,7 +59,7 @@ export class AcpExchangeRunner {
             if (done) return;
             if (u.sessionUpdate === 'agent_message_chunk' && u.content.type === 'text') chunks.push(u.content.text);
             const doing = progressOf(u);
-            if (doing) scope.onProgress?.(doing);
+            if (doing && doing !== progress) scope.onProgress?.((progress = doing));
           },
           permission: async (request, signal) => {
             deciding++;
@@ -83,9 +84,14 @@ export class AcpExchangeRunner {
   }
 }
 
-/** The chat's progress line for a tool call the agent reports starting: `🔧 <its title>`. */
+/**
+ * The chat's progress line for a tool call the agent reports starting or running: `🔧 <its title>`
+ * (Gemini CLI 0.61 reports a call only as updates, with no `tool_call` first).
+ */
 function progressOf(u: SessionUpdate): string | undefined {
-  return u.sessionUpdate === 'tool_call' && u.title ? `🔧 ${u.title}` : undefined;
+  const starting =
+    u.sessionUpdate === 'tool_call' || (u.sessionUpdate === 'tool_call_update' && u.status !== 'completed' && u.status !== 'failed');
+  return starting && u.title ? `🔧 ${u.title}` : undefined;
 }
 
 /** The streamed text, or what the turn ended with when the agent said nothing (a refusal, a cancelled turn). */
