@@ -54,4 +54,25 @@ describe('ExchangeRunner', () => {
     expect(keysSent).toHaveLength(1);
     expect(result).toEqual({ kind: 'answer', text: 'choice: No' });
   }, 15_000);
+
+  it('tells the chat what the screen shows since the echo while the CLI works, escapes and echo left out', async () => {
+    const working = `${READY}run the tests\n\x1b[32mReading src/app.ts\x1b[0m\n\x1b[2K⠙ Thinking…`;
+    const screens = { now: READY, lag: 0, onKeys: () => undefined };
+    const { tmux } = scriptedTmux(screens);
+    (tmux as unknown as { submit: () => Promise<void> }).submit = async () => {
+      screens.now = working;
+      setTimeout(() => (screens.now = `${READY}run the tests\nReading src/app.ts\nall 12 tests pass\n> `), 700);
+    };
+    const progress: string[] = [];
+    const noHooks = { mark: () => undefined } as unknown as CliHooks;
+    const result = await new ExchangeRunner(tmux, {} as PromptApprovals, noHooks).run('nestclaw-fake-1', cfg, 'run the tests', {
+      ...scope,
+      onProgress: (t) => progress.push(t),
+    });
+
+    expect(progress[0]).toBe('Reading src/app.ts\n⠙ Thinking…');
+    expect(progress.join('\n')).not.toContain('\x1b');
+    expect(progress.join('\n')).not.toContain('run the tests');
+    expect(result).toEqual({ kind: 'answer', text: 'Reading src/app.ts\nall 12 tests pass' });
+  }, 15_000);
 });

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { CliConfig } from '@nestclaw/config';
 import { keysFor } from '../screen/prompt-keys';
 import { answerSince, findPrompt, hasSpinner, lastEcho, screenLines } from '../screen/screen-reader';
+import { ProgressThrottle, screenProgress } from '../screen/screen-progress';
 import { TmuxDriver } from '../tmux/tmux.driver';
 import type { ExchangeResult, ExchangeScope } from './exchange.types';
 import { PromptApprovals } from './prompt-approvals';
@@ -9,6 +10,9 @@ import { CliHooks } from '../hooks/cli-hooks';
 
 /** How often the screen is read while a message is in flight. */
 export const POLL_MS = 200;
+
+/** How often, at most, what the screen shows is sent to the chat as progress. */
+const PROGRESS_MS = 1500;
 
 /** How long the screen of a CLI with working hooks must stay still before it, not the hook, ends the wait. */
 const HOOKED_QUIET_MS = 10_000;
@@ -87,6 +91,7 @@ export class ExchangeRunner {
     const firstLine = text.split('\n')[0];
     let answered: string | undefined;
     let progress: string | undefined;
+    const fromScreen = new ProgressThrottle(PROGRESS_MS);
     for (;;) {
       await sleep(POLL_MS);
       if (scope.signal?.aborted) return { kind: 'answer', text: 'Stopped waiting for the CLI.' };
@@ -99,6 +104,10 @@ export class ExchangeRunner {
       const doing = hookMark === undefined ? undefined : this.hooks.progressSince(session, hookMark);
       if (doing && doing !== progress) scope.onProgress?.((progress = doing));
       const now = lines.join('\n');
+      // Without a hook's word, what the screen shows since the echo is the preview.
+      const seen =
+        progress || !scope.onProgress ? undefined : fromScreen.next(now !== last, Date.now(), () => screenProgress(before, lines, text));
+      if (seen) scope.onProgress?.(seen);
       if (now !== last) {
         [last, changedAt, stable] = [now, Date.now(), false];
         continue;

@@ -22,7 +22,7 @@ export function screenLines(screen: string): string[] {
 }
 
 /** Braille spinners (most Node CLIs), and the "esc to interrupt" hint CLIs show while they work. */
-const SPINNER = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏⣾⣽⣻⢿⡿⣟⣯⣷]|esc to interrupt/i;
+export const SPINNER = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏⣾⣽⣻⢿⡿⣟⣯⣷]|esc to interrupt/i;
 
 /** A spinner among the last few lines means the CLI is working, however quiet the rest of the screen is. */
 export function hasSpinner(lines: string[]): boolean {
@@ -124,21 +124,21 @@ export function menuChoice(options: MenuOption[], decision: 'approve' | 'deny'):
 }
 
 /** Lines that are the CLI's frame, not its answer: box drawing, an empty input prompt, a spinner. */
-const CHROME = /^[\s─━│┃┌┐└┘├┤┬┴┼╭╮╰╯═║╔╗╚╝-]*$|^\s*[>❯$%#]\s*$/;
+export const CHROME = /^[\s─━│┃┌┐└┘├┤┬┴┼╭╮╰╯═║╔╗╚╝-]*$|^\s*[>❯$%#]\s*$/;
 /** An input line as a CLI echoes it: after a prompt marker, maybe inside a frame (`│ > hi`, `❯ hi`). */
 const PROMPT_MARK = /^[\s│┃]*[>❯›$%#]\s?/;
 /** A frame line that starts a CLI's input area (Claude Code draws `────` above its `❯` prompt). */
 const RULE = /^\s*[─━═╌-]{3,}\s*$/;
-const EMPTY_PROMPT = /^[\s│┃]*[>❯›]\s*[│┃]?\s*$/;
+export const EMPTY_PROMPT = /^[\s│┃]*[>❯›]\s*[│┃]?\s*$/;
 /** A finished-work summary a CLI prints under its answer (`✻ Worked for 3s`). */
-const SUMMARY = /^\s*[✻✽✶✳✢]\s/;
+export const SUMMARY = /^\s*[✻✽✶✳✢]\s/;
 
 /**
- * What the CLI wrote since the input: from where the input was echoed (its last echo on a prompt line;
- * else the lines after the screen as it was before), minus the echo, the CLI's redrawn input area below
- * the answer (a rule above an empty prompt, and the status bar under it) and the chrome.
+ * The lines the CLI wrote since the input, the echo left out: from where the input was echoed (its
+ * last echo on a prompt line; else the lines after the screen as it was before). `echoed`: the echo
+ * was found, so nothing here can be the input as typed.
  */
-export function answerSince(before: string[], after: string[], input: string): string {
+export function linesSince(before: string[], after: string[], input: string): { lines: string[]; echoed: boolean } {
   const echo = input.split('\n').map((l) => l.trimEnd());
   // The input is typed on the last line of the screen before it (the prompt), so the answer starts there.
   const start = Math.max(0, before.length - 1);
@@ -152,8 +152,21 @@ export function answerSince(before: string[], after: string[], input: string): s
   else fresh = scrolls ? after.slice(start) : after.slice(-Math.max(1, after.length - start));
   let i = 0;
   while (i < echo.length && i < fresh.length && fresh[i].trimEnd().endsWith(echo[i])) i++;
-  let body = fresh.slice(i).filter((l) => !SPINNER.test(l));
-  const inputArea = body.findIndex((l, k) => RULE.test(l) && k + 1 < body.length && EMPTY_PROMPT.test(body[k + 1]));
+  return { lines: fresh.slice(i), echoed: echoed >= 0 };
+}
+
+/** The CLI's input area under what it wrote: a rule above an empty prompt (and the status bar under it), or -1. */
+export function inputAreaAt(lines: string[]): number {
+  return lines.findIndex((l, k) => RULE.test(l) && k + 1 < lines.length && EMPTY_PROMPT.test(lines[k + 1]));
+}
+
+/**
+ * What the CLI wrote since the input (`linesSince`), minus the CLI's redrawn input area below the
+ * answer, the spinner, the finished-work summary and the chrome.
+ */
+export function answerSince(before: string[], after: string[], input: string): string {
+  let body = linesSince(before, after, input).lines.filter((l) => !SPINNER.test(l));
+  const inputArea = inputAreaAt(body);
   if (inputArea >= 0) body = body.slice(0, inputArea);
   // A summary line closes the answer: what follows it (status lines above the input area) is the CLI's.
   const summary = body.findIndex((l) => SUMMARY.test(l));
