@@ -54,6 +54,17 @@ export interface OutboundMessage {
   nonce?: string;
 }
 
+/** A document sent into a chat (a long answer as `answer-<time>.md`). */
+export interface OutboundFile {
+  chatId: string;
+  threadId?: string;
+  /** The file name the chat shows. */
+  name: string;
+  content: Buffer;
+  /** Idempotency key, as for `send`. */
+  nonce?: string;
+}
+
 export interface ChannelCapabilities {
   /** Longest message, in UTF-16 code units. */
   maxMessageLength: number;
@@ -84,6 +95,14 @@ export interface ChannelAdapter {
   /** Sends one message (retrying 429s and transient failures) and returns its platform id. */
   send(message: OutboundMessage): Promise<{ platformMessageId: string }>;
   edit?(chatId: string, platformMessageId: string, text: string, plain?: string): Promise<void>;
+  /** Sends a document (retrying as `send` does); absent: long replies go as split messages. */
+  sendFile?(file: OutboundFile): Promise<{ platformMessageId: string }>;
+  /**
+   * Replaces the document of a message `sendFile` created: a platform without `idempotentSend` sends a
+   * placeholder file first and edits the answer into it, as its text replies do, so a crash never
+   * leaves two whole copies.
+   */
+  editFile?(chatId: string, platformMessageId: string, file: OutboundFile): Promise<void>;
   typing?(chatId: string, threadId?: string): Promise<void>;
   answerCallback?(callbackId: string, text?: string): Promise<void>;
   stop(): Promise<void>;

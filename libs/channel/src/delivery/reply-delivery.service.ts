@@ -7,6 +7,7 @@ import type { InboundStatus } from '../inbound/inbound.repository';
 import type { ChannelTurn } from '../turn/channel-turn';
 import { ApprovalCards } from './approval-card';
 import { OutboundKind, OutboundRepository, OutboundRow } from './outbound.repository';
+import { LongReply, longReply } from './long-reply';
 import { plainFallback, PLACEHOLDER, replyParts } from './rendering';
 import { StreamPreview } from './stream-preview';
 
@@ -48,7 +49,7 @@ export class ReplyDelivery {
     const outcome = await turn.outcome;
     if (outcome.kind === 'requeue') return 'requeue';
     try {
-      await this.deliver(adapter, m, inboundId, outcome.text, 'reply');
+      await this.deliver(adapter, m, inboundId, outcome.text, 'reply', outcome.longAs);
       return outcome.status;
     } catch (e) {
       // Retries are spent (or the chat refuses us, e.g. the user blocked the bot): do not retry this at every start.
@@ -74,6 +75,7 @@ export class ReplyDelivery {
       await turn.events.read((e) => {
         if (e.type === 'started') shown.begin();
         else if (e.type === 'token') shown.push(e.text);
+        else if (e.type === 'progress') shown.replace(e.text);
         else
           void this.cards
             .show(adapter, m, { id: e.approvalId, name: e.tool, input: e.input, reason: e.reason, ownerOnly: e.ownerOnly })
@@ -106,7 +108,8 @@ export class ReplyDelivery {
 
   /**
    * Delivers `text` for an inbound message exactly once, however often it is called. Replies the
-   * agent did not produce (commands, notices) are also written to the conversation log.
+   * agent did not produce (commands, notices) are also written to the conversation log. `longAs:
+   * 'file'`: a very long text goes as its head and a document (the part after the head's).
    */
   async deliver(
     adapter: ChannelAdapter,
@@ -114,8 +117,10 @@ export class ReplyDelivery {
     inboundId: string | undefined,
     text: string,
     kind: OutboundKind,
+    longAs?: 'file',
   ): Promise<void> {
-    const parts = replyParts(adapter, text);
+    const long = longAs === 'file' ? longReply(adapter, text, m.timestamp) : undefined;
+    const parts = replyParts(adapter, long?.head ?? text);
     const rows = inboundId ? await this.outbound.forInbound(inboundId) : [];
     for (const [i, part] of parts.entries()) {
       const plain = plainFallback(adapter, part.rendered, part.markdown);
@@ -141,7 +146,45 @@ export class ReplyDelivery {
       }
       await this.outbound.delivered(rowId, pid, 'sent', part.markdown);
     }
+    if (long) await this.deliverFile(adapter, m, inboundId, rows, { part: parts.length, kind }, long.file);
     if (kind !== 'reply') await this.log.append({ direction: 'out', channel: m.channel, endpointId: m.sender.id, content: text });
+  }
+
+  /**
+   * A long reply's document, once, recorded as its text parts are: the intent before the send. With an
+   * idempotent send (Discord `nonce`) a repeat returns the message it created; otherwise (Telegram) a
+   * placeholder file is sent and recorded first and the answer edited into it, so a crash can leave a
+   * stray placeholder, never a second copy of the answer.
+   */
+  private async deliverFile(
+    adapter: ChannelAdapter,
+    m: InboundMessage,
+    inboundId: string | undefined,
+    rows: OutboundRow[],
+    at: { part: number; kind: OutboundKind },
+    file: LongReply['file'],
+  ): Promise<void> {
+    const base = { channel: m.channel, chatId: m.chat.id, inboundId, ...at, content: `[file] ${file.name}` };
+    const out = (content: Buffer, nonce?: string) => ({ chatId: m.chat.id, threadId: m.threadId, name: file.name, content, nonce });
+    if (!inboundId) {
+      const sent = await adapter.sendFile!(out(file.content));
+      return this.outbound.recordSent({ ...base, platformMessageId: sent.platformMessageId });
+    }
+    const direct = adapter.capabilities.idempotentSend || !adapter.editFile;
+    let row = lastOf(rows, at.kind, at.part);
+    if (row?.status === 'sent') return;
+    if (row?.status === 'sending' && !direct) row = await this.settle(adapter, m, row);
+    const rowId = row?.id ?? (await this.outbound.intend(base));
+    let pid = row?.platformMessageId ?? undefined;
+    if (direct) pid = (await adapter.sendFile!(out(file.content, rowId))).platformMessageId;
+    else {
+      if (!pid) {
+        pid = (await adapter.sendFile!(out(Buffer.from(PLACEHOLDER)))).platformMessageId;
+        await this.outbound.delivered(rowId, pid, 'preview');
+      }
+      await adapter.editFile!(m.chat.id, pid, out(file.content));
+    }
+    await this.outbound.delivered(rowId, pid, 'sent');
   }
 
   /**

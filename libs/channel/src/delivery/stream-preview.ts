@@ -8,8 +8,8 @@ export interface PreviewRecord {
 }
 
 /**
- * A streamed reply's preview: one message, edited at most every `intervalMs` while tokens arrive,
- * then edited into the final reply. Its row is written before the send that creates it, so after a
+ * A streamed reply's preview: one message, edited at most every `intervalMs` while tokens arrive (or
+ * a CLI's progress replaces its text), then edited into the final reply. Its row is written before the send that creates it, so after a
  * crash the next attempt edits this message instead of sending another. Edits are serialized.
  */
 export class StreamPreview {
@@ -43,6 +43,13 @@ export class StreamPreview {
   push(token: string): void {
     if (this.closed || !this.editable) return;
     this.text += token;
+    if (!this.timer) this.timer = setTimeout(() => this.flush(), this.intervalMs);
+  }
+
+  /** Shows `text` instead of what the preview showed: a CLI's progress is what it does now, not more of the reply. */
+  replace(text: string): void {
+    if (this.closed || !this.editable) return;
+    this.text = text;
     if (!this.timer) this.timer = setTimeout(() => this.flush(), this.intervalMs);
   }
 

@@ -14,7 +14,16 @@ import {
   type APIMessage,
 } from 'discord.js';
 import type { ChannelConfig } from '@nestclaw/config';
-import { ChannelAdapter, ChannelCapabilities, InboundMessage, InboundSink, LastSeen, MediaRef, OutboundMessage } from '../channel.port';
+import {
+  ChannelAdapter,
+  ChannelCapabilities,
+  InboundMessage,
+  InboundSink,
+  LastSeen,
+  MediaRef,
+  OutboundFile,
+  OutboundMessage,
+} from '../channel.port';
 
 /** Interactions must be answered within 3 s; older ones are dropped from the map. */
 const INTERACTION_TTL_MS = 15 * 60_000;
@@ -183,8 +192,7 @@ export class DiscordChannel implements ChannelAdapter {
         )
         .toJSON(),
     );
-    // The nonce makes a repeated send (a retry after a crash) return the message already created.
-    const nonce = out.nonce ? `nc${out.nonce}`.slice(0, 25) : undefined;
+    const nonce = nonceOf(out.nonce);
     const sent = (await this.client.rest.post(Routes.channelMessages(out.chatId), {
       body: {
         content: out.text,
@@ -192,6 +200,20 @@ export class DiscordChannel implements ChannelAdapter {
         allowed_mentions: { parse: [] },
         ...(nonce ? { nonce, enforce_nonce: true } : {}),
       },
+    })) as APIMessage;
+    return { platformMessageId: sent.id };
+  }
+
+  /** A message with `file` attached (multipart: the JSON as `payload_json`, the file as `files[0]`), idempotent by nonce. */
+  async sendFile(file: OutboundFile): Promise<{ platformMessageId: string }> {
+    const nonce = nonceOf(file.nonce);
+    const sent = (await this.client.rest.post(Routes.channelMessages(file.chatId), {
+      body: {
+        attachments: [{ id: 0, filename: file.name }],
+        allowed_mentions: { parse: [] },
+        ...(nonce ? { nonce, enforce_nonce: true } : {}),
+      },
+      files: [{ name: file.name, data: file.content, contentType: 'text/markdown; charset=utf-8' }],
     })) as APIMessage;
     return { platformMessageId: sent.id };
   }
@@ -216,3 +238,6 @@ export class DiscordChannel implements ChannelAdapter {
     else await interaction.deferUpdate();
   }
 }
+
+/** The nonce makes a repeated send (a retry after a crash) return the message already created. */
+const nonceOf = (key: string | undefined) => (key ? `nc${key}`.slice(0, 25) : undefined);

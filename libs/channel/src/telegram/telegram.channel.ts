@@ -1,8 +1,8 @@
 import { Logger } from '@nestjs/common';
-import { Telegram, TelegramError } from 'telegraf';
+import { Input, Telegram, TelegramError } from 'telegraf';
 import type { ChannelConfig } from '@nestclaw/config';
 import type { Update, Message } from 'telegraf/types';
-import { ChannelAdapter, ChannelCapabilities, InboundMessage, InboundSink, MediaRef, OutboundMessage } from '../channel.port';
+import { ChannelAdapter, ChannelCapabilities, InboundMessage, InboundSink, MediaRef, OutboundFile, OutboundMessage } from '../channel.port';
 import { RetryPolicy, withRetry } from '../delivery/send-retry';
 
 const ALLOWED_UPDATES = ['message', 'callback_query', 'channel_post'] as const;
@@ -216,6 +216,31 @@ export class TelegramChannel implements ChannelAdapter {
           await this.telegram.editMessageText(chatId, Number(platformMessageId), undefined, plain);
           return;
         }
+        throw e;
+      }
+    }, retryPolicy);
+  }
+
+  /** A document (multipart `sendDocument`); Telegram has no idempotency key, so delivery sends a placeholder first. */
+  async sendFile(file: OutboundFile): Promise<{ platformMessageId: string }> {
+    const extra = file.threadId ? { message_thread_id: Number(file.threadId) } : {};
+    const sent = await withRetry(
+      () => this.telegram.sendDocument(file.chatId, Input.fromBuffer(file.content, file.name), extra),
+      retryPolicy,
+    );
+    return { platformMessageId: String(sent.message_id) };
+  }
+
+  /** Puts `file` in place of the document of a message (`editMessageMedia`, the file uploaded as `attach://`). */
+  async editFile(chatId: string, platformMessageId: string, file: OutboundFile): Promise<void> {
+    await withRetry(async () => {
+      try {
+        await this.telegram.editMessageMedia(chatId, Number(platformMessageId), undefined, {
+          type: 'document',
+          media: Input.fromBuffer(file.content, file.name),
+        });
+      } catch (e) {
+        if (e instanceof TelegramError && /not modified/i.test(e.description)) return;
         throw e;
       }
     }, retryPolicy);

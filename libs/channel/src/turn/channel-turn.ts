@@ -1,10 +1,20 @@
 import type { AgentEvent } from '@nestclaw/agent';
 
-/** What a running turn shows in the chat while it runs: its start, its tokens, its requests for approval. */
-export type ChatVisibleEvent = Extract<AgentEvent, { type: 'started' | 'token' | 'approval_required' }>;
+/**
+ * What a coding CLI is doing now (a tool it runs, its screen's last lines): it replaces the preview's
+ * text, where an agent's tokens are appended. Channel-local: agents have no such event.
+ */
+export type ProgressEvent = { type: 'progress'; text: string };
 
-/** What the delivery stage sends, or `requeue`: the gateway is stopping and the next start answers it. */
-export type TurnOutcome = { kind: 'reply'; text: string; status: 'answered' | 'failed' } | { kind: 'requeue' };
+/** What a running turn shows in the chat while it runs: its start, its tokens or progress, its requests for approval. */
+export type ChatVisibleEvent = Extract<AgentEvent, { type: 'started' | 'token' | 'approval_required' }> | ProgressEvent;
+
+/**
+ * What the delivery stage sends, or `requeue`: the gateway is stopping and the next start answers it.
+ * `longAs: 'file'`: a reply too long for a few messages goes as a short head plus a document, where
+ * the platform can send one (a CLI's answer: a log, a diff, a whole file).
+ */
+export type TurnOutcome = { kind: 'reply'; text: string; status: 'answered' | 'failed'; longAs?: 'file' } | { kind: 'requeue' };
 
 /**
  * A turn in progress, handed by the turn stage to the delivery stage: its chat-visible events in the

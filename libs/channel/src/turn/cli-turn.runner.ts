@@ -12,9 +12,10 @@ import { ChannelTurn, TurnEvents, TurnOutcome } from './channel-turn';
 /**
  * The turn stage for a chat bound to a coding CLI (and for `/cli`, `/keys`): the message goes to the
  * CLI bridge as typed instead of to an agent, its questions come back as approval events (the
- * delivery stage shows their cards as it does for a tool call) and its answer as the reply. A message
- * and its answer are a turn in the chat's session (transcript and conversation log, ExternalTurns);
- * `/cli` and `/keys` are logged like other commands. The bridge writes the audit rows.
+ * delivery stage shows their cards as it does for a tool call), what it is doing as progress events
+ * (the preview's text) and its answer as the reply (a very long one as a file). A message and its
+ * answer are a turn in the chat's session (transcript and conversation log, ExternalTurns); `/cli`
+ * and `/keys` are logged like other commands. The bridge writes the audit rows.
  */
 @Injectable()
 export class CliTurnRunner {
@@ -50,7 +51,7 @@ export class CliTurnRunner {
     // and the bridge reads the answer of a message already typed rather than typing it again.
     const inboundKey = `${m.channel}:${inboundId}`;
     const linked = recovered ? await this.turns.linked(inboundKey) : null;
-    if (linked?.reply) return { kind: 'reply', text: linked.reply, status: 'answered' };
+    if (linked?.reply) return { kind: 'reply', text: linked.reply, status: 'answered', longAs: 'file' };
     const turnId = linked?.turnId ?? (await this.turns.open({ ...entry, agentId: routed.agentId, content: m.text, inboundKey }));
     if (!turnId) await this.log.append({ ...entry, direction: 'in', content: m.text });
     let ok = true;
@@ -72,11 +73,12 @@ export class CliTurnRunner {
             reason: null,
             ownerOnly: false,
           }),
+        onProgress: (progress) => events.push({ type: 'progress', text: progress }),
       })
       .catch((e: Error) => ((ok = false), this.failed(routed, e)));
     if (turnId) await this.turns.close(linked?.sessionId ?? sessionId, turnId, text, ok, m.channel, m.sender.id);
     else await this.log.append({ ...entry, direction: 'out', content: text });
-    return { kind: 'reply', text, status: ok ? 'answered' : 'failed' };
+    return { kind: 'reply', text, status: ok ? 'answered' : 'failed', longAs: 'file' };
   }
 
   private failed(routed: Routed, e: Error): string {
