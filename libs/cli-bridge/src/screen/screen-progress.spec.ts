@@ -77,6 +77,10 @@ describe('screen progress', () => {
     expect(screenProgress(['ready', '>'], after, 'line one\nline two')).toBe('Working on it');
   });
 
+  it('shows nothing once the CLI is back at its empty prompt without a spinner (the answer is coming, not progress)', () => {
+    expect(screenProgress(['ready', '>'], ['ready', '> clean up', 'answer: n', '>'], 'clean up')).toBeUndefined();
+  });
+
   it('cuts a very long line short', () => {
     const shown = screenProgress(['>'], ['> go', 'x'.repeat(500)], 'go')!;
     expect(shown.length).toBeLessThanOrEqual(160);

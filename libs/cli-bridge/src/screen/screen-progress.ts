@@ -28,6 +28,8 @@ export function screenProgress(before: string[], after: string[], input: string)
   const area = lines.findIndex((l) => EMPTY_PROMPT.test(l));
   const body = area >= 0 ? lines.slice(0, area) : lines;
   const spinner = body.findLast((l) => SPINNER.test(l));
+  // Back at its empty prompt with no spinner, the CLI has finished: its words are the answer, not progress.
+  if (spinner === undefined && area >= 0) return undefined;
   const words = body
     .filter((l) => !SPINNER.test(l) && !SUMMARY.test(l) && !CHROME.test(l))
     .map(clean)
