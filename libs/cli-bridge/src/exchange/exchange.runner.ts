@@ -97,11 +97,11 @@ export class ExchangeRunner {
       if (scope.signal?.aborted) return { kind: 'answer', text: 'Stopped waiting for the CLI.' };
       const lines = await read();
       if (!lines) return { kind: 'dead' };
+      const hooked = hookMark === undefined ? undefined : this.hooks.since(session, hookMark);
       // The CLI's own word that it finished (its Stop hook), with the answer as it wrote it.
-      const stopped = hookMark === undefined ? undefined : this.hooks.stoppedSince(session, hookMark);
-      if (stopped?.text) return { kind: 'answer', text: stopped.text };
+      if (hooked?.stopped?.text) return { kind: 'answer', text: hooked.stopped.text };
       // The tool it reported starting (its PreToolUse / BeforeTool hook): the chat's preview.
-      const doing = hookMark === undefined ? undefined : this.hooks.progressSince(session, hookMark);
+      const doing = hooked?.progress;
       if (doing && doing !== progress) scope.onProgress?.((progress = doing));
       const now = lines.join('\n');
       // Without a hook's word, what the screen shows since the echo is the preview.
@@ -133,7 +133,7 @@ export class ExchangeRunner {
       // A CLI whose hooks work (`live`) says when it is done; its quiet screen decides only after a long
       // pause (a turn it ended without its end event, e.g. a denied tool), not while it gets going:
       // Gemini CLI can sit still with the message in its input box for a second or two before it answers.
-      const doneAfter = hookMark !== undefined && this.hooks.live(session) ? Math.max(cfg.done_after, HOOKED_QUIET_MS) : cfg.done_after;
+      const doneAfter = hooked?.live ? Math.max(cfg.done_after, HOOKED_QUIET_MS) : cfg.done_after;
       if (!working && settled && quietMs >= doneAfter) {
         const answer = answerSince(before, lines, text);
         // Only the echo on the screen: the CLI is still on it (or stuck: the watchdog says so).

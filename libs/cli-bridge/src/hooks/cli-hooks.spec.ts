@@ -43,21 +43,21 @@ describe('CliHooks', () => {
     const run = (event: unknown) => expect(runShellHook(claudeCommand(install), event)).toBe('');
     run({ hook_event_name: 'Stop', last_assistant_message: 'an older answer' });
     const mark = hooks.mark('nestclaw-claude-1', claude)!;
-    expect(hooks.stoppedSince('nestclaw-claude-1', mark)).toBeUndefined();
+    expect(hooks.since('nestclaw-claude-1', mark).stopped).toBeUndefined();
     run({ hook_event_name: 'Notification', message: 'Claude needs your permission to use Bash' });
-    expect(hooks.stoppedSince('nestclaw-claude-1', mark)).toBeUndefined();
+    expect(hooks.since('nestclaw-claude-1', mark).stopped).toBeUndefined();
     run({ hook_event_name: 'Stop', last_assistant_message: '**完成了**: `made.txt`\n' });
-    expect(hooks.stoppedSince('nestclaw-claude-1', mark)).toEqual({ text: '**完成了**: `made.txt`' });
+    expect(hooks.since('nestclaw-claude-1', mark).stopped).toEqual({ text: '**完成了**: `made.txt`' });
   });
 
   it("reports the tool Claude Code is about to run as the chat's progress line, the newest one winning", () => {
     const install = hooks.prepare('nestclaw-claude-1', claude);
     const mark = hooks.mark('nestclaw-claude-1', claude)!;
-    expect(hooks.progressSince('nestclaw-claude-1', mark)).toBeUndefined();
+    expect(hooks.since('nestclaw-claude-1', mark).progress).toBeUndefined();
     const pre = claudeCommand(install, 'PreToolUse');
     runShellHook(pre, { hook_event_name: 'PreToolUse', tool_name: 'Read', tool_input: { file_path: '/srv/app/日志.txt' } });
     runShellHook(pre, { hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'npm test\n  -- --ci' } });
-    expect(hooks.progressSince('nestclaw-claude-1', mark)).toBe('🔧 Bash: npm test -- --ci');
+    expect(hooks.since('nestclaw-claude-1', mark).progress).toBe('🔧 Bash: npm test -- --ci');
   });
 
   it("points Gemini CLI's hooks at the session: a hook in its own settings reports through NESTCLAW_CLI_HOOK_DIR, with JSON back", () => {
@@ -67,7 +67,7 @@ describe('CliHooks', () => {
     expect(install.env.GEMINI_CLI_SYSTEM_SETTINGS_PATH).toBeUndefined();
     expect(install.env.NESTCLAW_CLI_HOOK_DIR).toBe(join(home, 'cli-hooks', 'nestclaw-gem-1'));
     const mark = hooks.mark('nestclaw-gem-1', gemini)!;
-    expect(hooks.live('nestclaw-gem-1')).toBe(false);
+    expect(hooks.since('nestclaw-gem-1', 0).live).toBe(false);
     // The hook as the README has the owner add it to ~/.gemini/settings.json, run with the session's env.
     const userHook = (event: unknown) => {
       const r = spawnSync(process.execPath, [join(__dirname, '../../../../bin/nestclaw-cli-hook.js'), '--json'], {
@@ -78,12 +78,12 @@ describe('CliHooks', () => {
       return r.stdout.toString();
     };
     expect(userHook({ hook_event_name: 'SessionStart', source: 'startup' })).toBe('{}');
-    expect(hooks.live('nestclaw-gem-1')).toBe(true);
+    expect(hooks.since('nestclaw-gem-1', 0).live).toBe(true);
     userHook({ hook_event_name: 'BeforeTool', tool_name: 'run_shell_command', tool_input: { command: 'ls' } });
-    expect(hooks.progressSince('nestclaw-gem-1', mark)).toBe('🔧 run_shell_command: ls');
-    expect(hooks.stoppedSince('nestclaw-gem-1', mark)).toBeUndefined();
+    expect(hooks.since('nestclaw-gem-1', mark).progress).toBe('🔧 run_shell_command: ls');
+    expect(hooks.since('nestclaw-gem-1', mark).stopped).toBeUndefined();
     userHook({ hook_event_name: 'AfterAgent', prompt: 'hi', prompt_response: '你好！' });
-    expect(hooks.stoppedSince('nestclaw-gem-1', mark)).toEqual({ text: '你好！' });
+    expect(hooks.since('nestclaw-gem-1', mark).stopped).toEqual({ text: '你好！' });
   });
 
   it('outside a session the bridge started (no NESTCLAW_CLI_HOOK_DIR) the hook reports nothing and changes nothing', () => {
@@ -114,7 +114,7 @@ describe('CliHooks', () => {
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     child.stdin.destroy();
     expect(code).toBe(0);
-    expect(hooks.stoppedSince('nestclaw-codex-1', mark)).toEqual({ text: 'Done: 3 files.' });
+    expect(hooks.since('nestclaw-codex-1', mark).stopped).toEqual({ text: 'Done: 3 files.' });
   });
 
   it('waits for a line the hook is still writing, and ignores input that is not JSON', () => {
@@ -123,9 +123,9 @@ describe('CliHooks', () => {
     runShellHook(claudeCommand(install), 'not json');
     expect(existsSync(events())).toBe(false);
     appendFileSync(events(), '{"hook_event_name":"Stop","last_assis');
-    expect(hooks.stoppedSince('nestclaw-claude-1', mark)).toBeUndefined();
+    expect(hooks.since('nestclaw-claude-1', mark).stopped).toBeUndefined();
     appendFileSync(events(), 'tant_message":"done"}\n');
-    expect(hooks.stoppedSince('nestclaw-claude-1', mark)).toEqual({ text: 'done' });
+    expect(hooks.since('nestclaw-claude-1', mark).stopped).toEqual({ text: 'done' });
   });
 
   it('starts each run of a session with no events, and removes them when it ends', () => {

@@ -8,6 +8,13 @@ import { HOOKED_KINDS, HookInstall, hookInstall } from './hook-installs';
 
 export type { CliStopped } from './hook-events';
 
+/** What a session's hooks said since a message was typed (`CliHooks.since`). */
+export interface HookReport {
+  stopped?: CliStopped;
+  progress?: string;
+  live: boolean;
+}
+
 /** The most of the events file read at once (a Stop event carries the whole last answer). */
 const MAX_READ = 16 * 1024 * 1024;
 
@@ -49,28 +56,21 @@ export class CliHooks {
   }
 
   /**
-   * Whether this run of the session's CLI has reported anything yet (its SessionStart, an earlier
-   * answer): its hooks work, so its end-of-answer event is waited for rather than a quiet screen, which a
-   * CLI that redraws before it answers can show while it is still on the message.
+   * What the hooks said since `mark`, from one read of the events file (the exchange asks at every poll):
+   * - `stopped`: the first end-of-answer event, with the answer's text when it carries one;
+   * - `progress`: the newest tool the CLI reported starting, as the chat's progress line;
+   * - `live`: this run of the CLI has reported anything at all (its SessionStart, an earlier answer), so
+   *   its hooks work and its end event is waited for rather than a quiet screen, which a CLI that
+   *   redraws before it answers can show while it is still on the message.
    */
-  live(session: string): boolean {
-    return this.read(session, 0).size > 0;
-  }
-
-  /** The first end-of-answer event written after `mark`, if any. */
-  stoppedSince(session: string, mark: number): CliStopped | undefined {
-    for (const event of this.eventsSince(session, mark)) {
-      const stopped = stopOf(event);
-      if (stopped) return stopped;
+  since(session: string, mark: number): HookReport {
+    const { size, text } = this.read(session, mark);
+    const report: HookReport = { live: size > 0 };
+    for (const event of eventsOf(text)) {
+      report.stopped ??= stopOf(event);
+      report.progress = progressOf(event) ?? report.progress;
     }
-    return undefined;
-  }
-
-  /** The newest tool the CLI reported starting after `mark`, as the chat's progress line. */
-  progressSince(session: string, mark: number): string | undefined {
-    let latest: string | undefined;
-    for (const event of this.eventsSince(session, mark)) latest = progressOf(event) ?? latest;
-    return latest;
+    return report;
   }
 
   /** Ends the hooks of a session that ended. */
@@ -80,21 +80,6 @@ export class CliHooks {
 
   private dirOf(session: string): string {
     return join(this.root, session);
-  }
-
-  /** The whole events written after `mark`; a line cut short (the hook still writing it) ends the list until the next read. */
-  private eventsSince(session: string, mark: number): Record<string, unknown>[] {
-    const events: Record<string, unknown>[] = [];
-    for (const line of this.read(session, mark).text.split('\n')) {
-      if (!line.trim()) continue;
-      try {
-        const event: unknown = JSON.parse(line);
-        if (event && typeof event === 'object') events.push(event as Record<string, unknown>);
-      } catch {
-        break;
-      }
-    }
-    return events;
   }
 
   private read(session: string, from: number): { size: number; text: string } {
@@ -112,4 +97,19 @@ export class CliHooks {
       if (fd !== undefined) closeSync(fd);
     }
   }
+}
+
+/** The events in `text`; a line cut short (the hook still writing it) ends the list until the next read. */
+function eventsOf(text: string): Record<string, unknown>[] {
+  const events: Record<string, unknown>[] = [];
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      const event: unknown = JSON.parse(line);
+      if (event && typeof event === 'object') events.push(event as Record<string, unknown>);
+    } catch {
+      break;
+    }
+  }
+  return events;
 }
