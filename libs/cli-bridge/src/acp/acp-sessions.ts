@@ -1,8 +1,7 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import type { CliConfig } from '@nestclaw/config';
-import { runAsUser } from '../session/run-as-user';
+import { launchCommand } from '../session/launch-command';
 import type { SessionDriver } from '../session/session-driver';
-import { minimalEnv } from '../tmux/tmux.driver';
 import { AcpProcess } from './acp-process';
 
 /**
@@ -18,11 +17,7 @@ export class AcpSessions implements SessionDriver, OnApplicationShutdown {
 
   async launch(name: string, cli: string, cfg: CliConfig, dir: string): Promise<void> {
     await this.stop(name);
-    const runAs = cfg.user ? await runAsUser(cli, cfg.user) : undefined;
-    const [command, ...args] = [...(runAs?.prefix ?? []), cfg.command, ...cfg.args];
-    const home: Record<string, string> = runAs ? { HOME: runAs.home } : {};
-    const env = minimalEnv({ ...home, ...cfg.env, NESTCLAW_CLI: cli });
-    const process = await AcpProcess.start({ cli, command, args, dir, env });
+    const process = await AcpProcess.start({ cli, dir, ...(await launchCommand(cli, cfg)) });
     this.processes.set(name, process);
     void process.exited.then(() => {
       if (this.processes.get(name) === process) this.logger.warn(`${name} (${cli}, ACP) exited`);

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { CliConfig } from '@nestclaw/config';
 import { CliHooks } from '../hooks/cli-hooks';
-import { minimalEnv, TmuxDriver } from '../tmux/tmux.driver';
+import { TmuxDriver } from '../tmux/tmux.driver';
+import { launchCommand } from './launch-command';
 import { runAsUser } from './run-as-user';
 import type { SessionDriver } from './session-driver';
 
@@ -17,12 +18,10 @@ export class TmuxSessions implements SessionDriver {
   ) {}
 
   async launch(name: string, cli: string, cfg: CliConfig, dir: string): Promise<void> {
+    // The user first: the hooks' folder is made theirs.
     const runAs = cfg.user ? await runAsUser(cli, cfg.user) : undefined;
-    const hooks = this.hooks.prepare(name, cfg, runAs);
-    const [command, ...args] = [...(runAs?.prefix ?? []), cfg.command, ...cfg.args, ...hooks.args];
-    const home: Record<string, string> = runAs ? { HOME: runAs.home } : {};
-    const env = minimalEnv({ ...home, ...cfg.env, ...hooks.env, NESTCLAW_CLI: cli });
-    await this.tmux.create({ name, dir, command, args, env });
+    const started = await launchCommand(cli, cfg, this.hooks.prepare(name, cfg, runAs), runAs);
+    await this.tmux.create({ name, dir, ...started });
     await this.settled(name);
   }
 
