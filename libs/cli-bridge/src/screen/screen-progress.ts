@@ -1,17 +1,15 @@
-import { CHROME, EMPTY_PROMPT, linesSince, SPINNER, SUMMARY } from './screen-reader';
+import { CHROME, EMPTY_PROMPT, linesSince, SPINNER, SUMMARY, unframe } from './screen-reader';
 
 /** How much of the screen a progress view shows: the last few lines, each cut short. */
 const MAX_LINES = 4;
 const MAX_LINE = 160;
 /** The hint a working CLI shows beside its spinner: `(12s · ↑ 1.2k tokens · esc to interrupt)`. */
 const HINT = /\s*[([][^()[\]]*esc to (?:interrupt|cancel)[^()[\]]*[)\]]\s*$|\s*[·-]?\s*esc to (?:interrupt|cancel).*$/i;
-/** A frame's side borders, so a boxed line reads as its words. */
-const SIDES = /^\s*[│┃]\s?|\s?[│┃]\s*$/g;
 // eslint-disable-next-line no-control-regex -- a control character left by a redraw must not reach a chat
 const CONTROL = /[\x00-\x08\x0b-\x1f\x7f]/g;
 
 const clean = (line: string) => {
-  const text = line.replace(CONTROL, '').replace(SIDES, '').trim();
+  const text = unframe(line.replace(CONTROL, '')).trim();
   return text.length > MAX_LINE ? `${text.slice(0, MAX_LINE - 1)}…` : text;
 };
 

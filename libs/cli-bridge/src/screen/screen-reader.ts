@@ -49,7 +49,7 @@ const SIDE_BORDERS = /^(\s*[│┃]\s?)+|(\s*[│┃])+\s*$/g;
 const BORDER_ONLY = /^[\s│┃╭╮╰╯─━═┌┐└┘]*$/;
 /** A dialog's top-left corner: where a framed question starts. */
 const FRAME_TOP = /^\s*[╭┌]/;
-const unframe = (line: string) => line.replace(SIDE_BORDERS, '');
+export const unframe = (line: string) => line.replace(SIDE_BORDERS, '');
 
 /**
  * A question the CLI waits on, found in the screen's last lines (at or after `from`): a `[y/N]`
