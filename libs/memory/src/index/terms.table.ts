@@ -1,4 +1,5 @@
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { replaceFileWhole } from '@nestclaw/common';
 import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { IndexBuild } from './derived-index';
@@ -52,18 +53,10 @@ function replay(file: string): { memories: Map<string, Line['r']>; torn: boolean
 
 /** Writes the live rows to a new file and renames it over the old one: replaced and removed rows leave the disk. */
 function rewrite(file: string, memories: Map<string, Line['r']>): void {
-  const tmp = `${file}.tmp`;
-  const fd = openSync(tmp, 'w', 0o600);
-  try {
-    const rows = [...memories.values()].flat();
-    for (let i = 0; i < rows.length; i += 1_000)
-      writeSync(fd, `${JSON.stringify({ d: [], r: rows.slice(i, i + 1_000) } satisfies Line)}\n`);
-    // Renamed over the only copy: its bytes must be on disk first.
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, file);
+  const rows = [...memories.values()].flat();
+  const lines: string[] = [];
+  for (let i = 0; i < rows.length; i += 1_000) lines.push(`${JSON.stringify({ d: [], r: rows.slice(i, i + 1_000) } satisfies Line)}\n`);
+  replaceFileWhole(file, lines.join(''), 0o600);
 }
 
 function keywordsOf(memories: Map<string, Line['r']>): KeywordIndex {
