@@ -94,6 +94,19 @@ function geminiCli(tools: HostToolPaths) {
       .sentTo(alice.id)
       .slice(from)
       .map((m) => telegramHtmlToText(m.current));
+  /** The first approval card since message `from` (Gemini CLI redraws slowly on a loaded 2-core runner). */
+  const card = (from: number) =>
+    tg
+      .waitFor(
+        () =>
+          tg
+            .sentTo(alice.id)
+            .slice(from)
+            .find((m) => !!m.reply_markup?.inline_keyboard),
+        90_000,
+        'approval card',
+      )
+      .catch(show('approval card', from));
   const button = (m: SentMessage, label: string) => m.reply_markup!.inline_keyboard![0].find((b) => b.text === label)!.callback_data;
   const events = () =>
     readFileSync(join(h.home, 'cli-hooks', 'nestclaw-gemini-1', 'events.jsonl'), 'utf8')
@@ -147,17 +160,7 @@ function geminiCli(tools: HostToolPaths) {
   it('turns its framed permission dialog into an approval showing the command; Approve runs it, once', async () => {
     const from = tg.sentTo(alice.id).length;
     tg.dm(alice, `请创建文件 ${shell('touch made-by-gemini.txt')}`);
-    const asked = await tg
-      .waitFor(
-        () =>
-          tg
-            .sentTo(alice.id)
-            .slice(from)
-            .find((m) => !!m.reply_markup?.inline_keyboard),
-        90_000,
-        'approval card',
-      )
-      .catch(show('approval card', from));
+    const asked = await card(from);
     const question = telegramHtmlToText(asked.text);
     expect(question).toContain('touch made-by-gemini.txt');
     expect(question).toContain('cli:gemini');
@@ -176,17 +179,7 @@ function geminiCli(tools: HostToolPaths) {
   it('answers its dialog with the "No" option when Deny is pressed: the command never runs, and the message is still answered', async () => {
     const from = tg.sentTo(alice.id).length;
     tg.dm(alice, `remove it ${shell('touch denied-by-owner.txt')}`);
-    const asked = await tg
-      .waitFor(
-        () =>
-          tg
-            .sentTo(alice.id)
-            .slice(from)
-            .find((m) => !!m.reply_markup?.inline_keyboard),
-        90_000,
-        'approval card',
-      )
-      .catch(show('approval card', from));
+    const asked = await card(from);
     expect(telegramHtmlToText(asked.text)).toContain('touch denied-by-owner.txt');
     tg.press(alice, asked, button(asked, 'Deny'));
     // Gemini CLI ends the turn without an AfterAgent event and waits: its quiet screen ends the wait (10 s).
